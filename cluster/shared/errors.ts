@@ -1,0 +1,47 @@
+/**
+ * Error types every cluster service answers with. Bodies follow FastAPI: validation failures are
+ * 422 `HTTPValidationError` (`{"detail":[ValidationError…]}`), every other error is `{"detail":"…"}`.
+ */
+
+export type LocSegment = string | number;
+
+/** One entry of FastAPI's HTTPValidationError.detail (seed 000, "Validation error shapes"). */
+export interface ValidationErrorItem {
+  loc: LocSegment[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export interface HTTPValidationError {
+  detail: ValidationErrorItem[];
+}
+
+/** An error with an HTTP status and a caller-safe `detail`. Thrown by handlers; rendered by the service. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: unknown,
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof detail === 'string' ? detail : `HTTP ${statusCode}`);
+    this.name = 'HttpError';
+  }
+}
+
+/** 422 with FastAPI's shape; handlers throw it for checks a JSON schema cannot express. */
+export class RequestValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly items: ValidationErrorItem[]) {
+    super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'RequestValidationError';
+  }
+}
+
+export const notFound = (detail = 'Not Found'): HttpError => new HttpError(404, detail);
+export const conflict = (detail: string): HttpError => new HttpError(409, detail);
+export const badRequest = (detail: unknown): HttpError => new HttpError(400, detail);
+export const forbidden = (): HttpError => new HttpError(403, 'Forbidden');
+export const serviceUnavailable = (detail: string): HttpError => new HttpError(503, detail);

@@ -1,0 +1,86 @@
+/**
+ * OpenAPI 3.1 description of a service, generated from its route schemas (so operation ids, parameters
+ * and bounds cannot drift from what is enforced) and served at GET /openapi.json.
+ */
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { isExemptPath } from './envelope-hook.js';
+
+/** FastAPI's validation error components (seed 000, "Validation error shapes") and the plain error body. */
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  description: string;
+  /** False for services that run no envelope verification (cost-monitor). */
+  authenticated: boolean;
+}
+
+export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: opts.title, version: opts.version, description: opts.description },
+      components: {
+        // FastAPI's validation error components (seed 000, "Validation error shapes") and the plain error body.
+        schemas: {
+          ValidationError: {
+            title: 'ValidationError',
+            type: 'object',
+            required: ['loc', 'msg', 'type'],
+            properties: {
+              loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+              msg: { type: 'string' },
+              type: { type: 'string' },
+              input: {},
+              ctx: { type: 'object' },
+            },
+          },
+          HTTPValidationError: {
+            title: 'HTTPValidationError',
+            type: 'object',
+            properties: {
+              detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } },
+            },
+          },
+          ErrorDetail: {
+            title: 'ErrorDetail',
+            type: 'object',
+            required: ['detail'],
+            properties: { detail: { type: 'string' } },
+          },
+        },
+        ...(opts.authenticated
+          ? {
+              securitySchemes: {
+                gcoHmac: {
+                  type: 'apiKey',
+                  in: 'header',
+                  name: 'x-svc-signature',
+                  description:
+                    'Request-bound HMAC envelope: x-svc-signature-version, x-svc-timestamp, x-svc-nonce, x-svc-content-sha256, x-svc-signature (docs/envelope.md)',
+                },
+              },
+            }
+          : {}),
+      },
+    },
+    // Every operation can answer 422 (unknown or malformed parameters); authenticated ones also 403.
+    transform: ({ schema, url }) => {
+      const base = (schema ?? {}) as Record<string, unknown>;
+      const response = { ...((base.response as Record<string, unknown> | undefined) ?? {}) };
+      response['422'] ??= {
+        description: 'Validation Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+      };
+      const secured = opts.authenticated && !isExemptPath(url);
+      if (secured) {
+        response['403'] ??= {
+          description: 'HMAC envelope verification failed',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } },
+        };
+      }
+      return { schema: { ...base, response, ...(secured ? { security: [{ gcoHmac: [] }] } : {}) }, url };
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
