@@ -6,6 +6,6 @@ export async function listen(service: Service, env: NodeJS.ProcessEnv = process.
   const port = Number(env.PORT ?? 8080);
   const host = env.HOST ?? '0.0.0.0';
   const address = await service.app.listen({ port, host });
-  onShutdownSignals([{ startDraining: service.startDraining, close: () => service.app.close() }]);
+  onShutdownSignals([{ startDraining: () => service.startDraining(), close: () => service.app.close() }]);
   return address;
 }

@@ -1,0 +1,565 @@
+// Typed, validated deployment config read from the CDK context (cdk.json "context" plus `-c key=value`).
+// loadConfig() is pure so tests and tools can validate a context object without building an app; it
+// collects every problem and throws them together so one synth run shows everything to fix.
+import type { App } from 'aws-cdk-lib';
+import { ALL_REGIONS, isKnownRegion, partitionOf } from './partition.js';
+import type { PartitionInfo } from './partition.js';
+
+export { ALL_REGIONS, AWS_REGIONS, isKnownRegion, partitionOf } from './partition.js';
+export type { Partition, PartitionInfo } from './partition.js';
+
+// AWS WAF rate-based statement Limit: valid range 10..2,000,000,000 requests per evaluation window.
+export const WAF_RATE_LIMIT_MIN = 10;
+export const WAF_RATE_LIMIT_MAX = 2_000_000_000;
+// API Gateway forwards at most 64 KiB of a body to WAF (AssociationConfig KB_64; the default is 16 KiB).
+// A larger cap could never be enforced: WAF does not see the bytes beyond the inspection limit.
+export const WAF_MAX_BODY_INSPECTION_BYTES = 65_536;
+// API Gateway authorizer result TTL: 0 (caching off) to 3600 seconds.
+export const AUTHORIZER_CACHE_TTL_MAX_SECONDS = 3600;
+
+/**
+ * Defaults, in cdk.json's snake_case shape. cdk.json repeats them so every knob is visible; a unit test
+ * keeps the two equal. `analytics_api.region: null` means "same as global_region".
+ */
+export const DEFAULT_CONTEXT = deepFreeze({
+  project_name: 'gco',
+  global_region: 'us-east-2',
+  regions: ['us-east-1'],
+  stage: 'prod',
+  // ".internal" is reserved by ICANN for private use, so it can never collide with a public name.
+  internal_domain: 'gco.internal',
+  api_gateway: { regional_api_enabled: false, throttling_rate_limit: 1000, throttling_burst_limit: 2000 },
+  // 64 KiB body cap on non-inference routes: far above any job manifest, and the largest size WAF can
+  // enforce on API Gateway (bigger bodies reach WAF truncated). Inference bodies (1 MiB) are capped by
+  // the inference proxy instead, and the services enforce their own 1 MiB limit.
+  waf: { enabled: true, rate_limit_per_ip: 2000, max_body_size_bytes: WAF_MAX_BODY_INSPECTION_BYTES },
+  analytics_environment: { enabled: false },
+  analytics_api: { enabled: false, region: null, stage: 'live', authorizer_cache_ttl_seconds: 300 },
+  tables: { deletion_protection: true, point_in_time_recovery: true },
+});
+
+export interface ApiGatewayConfig {
+  /** Let other principals of the account call regional APIs directly (always on without an accelerator). */
+  readonly regionalApiEnabled: boolean;
+  /** Stage steady-state throttle, requests per second. */
+  readonly throttlingRateLimit: number;
+  /** Stage burst throttle, requests. */
+  readonly throttlingBurstLimit: number;
+}
+
+export interface WafConfig {
+  readonly enabled: boolean;
+  /** Requests per client IP per 5-minute window before WAF blocks. */
+  readonly rateLimitPerIp: number;
+  /** Body size cap on non-inference routes, bytes. */
+  readonly maxBodySizeBytes: number;
+}
+
+export interface AnalyticsEnvironmentConfig {
+  readonly enabled: boolean;
+}
+
+export interface AnalyticsApiConfig {
+  readonly enabled: boolean;
+  readonly region: string;
+  readonly stage: string;
+  readonly authorizerCacheTtlSeconds: number;
+}
+
+export interface TablesConfig {
+  readonly deletionProtection: boolean;
+  readonly pointInTimeRecovery: boolean;
+}
+
+export interface PlatformConfig {
+  readonly projectName: string;
+  readonly globalRegion: string;
+  readonly regions: readonly string[];
+  readonly stage: string;
+  readonly internalDomain: string;
+  readonly apiGateway: ApiGatewayConfig;
+  readonly waf: WafConfig;
+  readonly analyticsEnvironment: AnalyticsEnvironmentConfig;
+  readonly analyticsApi: AnalyticsApiConfig;
+  readonly tables: TablesConfig;
+  /** The one partition every configured region is in. */
+  readonly partition: PartitionInfo;
+  /** TLS SNI / host name the edge presents to the regional load balancers. */
+  readonly backendHostname: string;
+  /** Regional APIs accept the account's principals: opted in, or forced where there is no accelerator. */
+  readonly regionalApiOpenToAccount: boolean;
+  readonly globalStackName: string;
+  readonly analyticsStackName: string;
+  /** `<project>-<region>`; throws for a region that is not in `regions`. */
+  regionalStackName(region: string): string;
+}
+
+export interface ConfigProblem {
+  /** Key path as written in cdk.json, e.g. `api_gateway.throttling_rate_limit` or `regions[1]`. */
+  readonly path: string;
+  readonly expected: string;
+  /** What was found, rendered for humans (JSON for values). */
+  readonly received: string;
+}
+
+/** Every problem found in the context; the message has one line per problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(problems: readonly ConfigProblem[]) {
+    super(
+      problems
+        .map((p) => `Invalid cdk.json context "${p.path}": expected ${p.expected}, got ${p.received}`)
+        .join('\n'),
+    );
+    this.problems = problems;
+  }
+}
+
+/** Reads the config from everything in the app's context (cdk.json, cdk.context.json, `-c`). */
+export function configFromApp(app: App): PlatformConfig {
+  const context: unknown = app.node.getAllContext();
+  return loadConfig(isRecord(context) ? context : {});
+}
+
+/**
+ * Validates a raw CDK context object and returns the typed config, or throws one ConfigError listing
+ * every problem. Keys owned by the CDK itself (`aws:cdk:*`, `@aws-cdk/*` feature flags, lookup caches)
+ * are ignored. Values may be strings as `-c key=value` delivers them: JSON text is parsed for booleans,
+ * numbers, lists and objects; `-c section.key=value` overrides one key of an object section.
+ */
+export function loadConfig(context: Record<string, unknown>): PlatformConfig {
+  const r = new Reader();
+  const top = splitContext(context, r);
+  const sec = (name: SectionName): Record<string, unknown> => readSection(name, top, r);
+
+  const projectName = r.string('project_name', top.values.project_name, DEFAULT_CONTEXT.project_name, {
+    ok: (s) => /^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,31}$/.test(s),
+    expected:
+      '1-32 lowercase letters, digits or single hyphens, starting with a letter and not ending with a hyphen',
+  });
+  // Invalid regions are reported and left out, so the partition check below only compares real regions.
+  const checkedGlobalRegion = r.region(
+    'global_region',
+    top.values.global_region ?? DEFAULT_CONTEXT.global_region,
+  );
+  const globalRegion = checkedGlobalRegion ?? DEFAULT_CONTEXT.global_region;
+  const regions = r.regionList('regions', top.values.regions ?? DEFAULT_CONTEXT.regions);
+  const stage = r.string('stage', top.values.stage, DEFAULT_CONTEXT.stage, STAGE_RULE);
+  const internalDomain = r.string(
+    'internal_domain',
+    top.values.internal_domain,
+    DEFAULT_CONTEXT.internal_domain,
+    {
+      ok: isDnsName,
+      expected:
+        'a lowercase DNS name such as "gco.internal" (dot-separated labels of 1-63 letters, digits or hyphens, ' +
+        'no label starting or ending with a hyphen, no trailing dot)',
+    },
+  );
+
+  const api = sec('api_gateway');
+  const apiDefaults = DEFAULT_CONTEXT.api_gateway;
+  const apiGateway: ApiGatewayConfig = {
+    regionalApiEnabled: r.boolean(
+      'api_gateway.regional_api_enabled',
+      api.regional_api_enabled,
+      apiDefaults.regional_api_enabled,
+    ),
+    throttlingRateLimit: r.number(
+      'api_gateway.throttling_rate_limit',
+      api.throttling_rate_limit,
+      apiDefaults.throttling_rate_limit,
+      { ok: (n) => n > 0, expected: 'a positive number' },
+    ),
+    throttlingBurstLimit: r.number(
+      'api_gateway.throttling_burst_limit',
+      api.throttling_burst_limit,
+      apiDefaults.throttling_burst_limit,
+      { ok: (n) => Number.isInteger(n) && n > 0, expected: 'a positive integer' },
+    ),
+  };
+
+  const wafRaw = sec('waf');
+  const wafDefaults = DEFAULT_CONTEXT.waf;
+  const waf: WafConfig = {
+    enabled: r.boolean('waf.enabled', wafRaw.enabled, wafDefaults.enabled),
+    rateLimitPerIp: r.number(
+      'waf.rate_limit_per_ip',
+      wafRaw.rate_limit_per_ip,
+      wafDefaults.rate_limit_per_ip,
+      {
+        ok: (n) => isIntegerIn(n, WAF_RATE_LIMIT_MIN, WAF_RATE_LIMIT_MAX),
+        expected: `an integer from ${WAF_RATE_LIMIT_MIN} to ${WAF_RATE_LIMIT_MAX} (requests per IP per 5 minutes, AWS WAF's range)`,
+      },
+    ),
+    maxBodySizeBytes: r.number(
+      'waf.max_body_size_bytes',
+      wafRaw.max_body_size_bytes,
+      wafDefaults.max_body_size_bytes,
+      {
+        ok: (n) => isIntegerIn(n, 1, WAF_MAX_BODY_INSPECTION_BYTES),
+        expected: `an integer from 1 to ${WAF_MAX_BODY_INSPECTION_BYTES} (AWS WAF inspects at most 64 KiB of an API Gateway body)`,
+      },
+    ),
+  };
+
+  const analyticsEnvironment: AnalyticsEnvironmentConfig = {
+    enabled: r.boolean(
+      'analytics_environment.enabled',
+      sec('analytics_environment').enabled,
+      DEFAULT_CONTEXT.analytics_environment.enabled,
+    ),
+  };
+
+  const an = sec('analytics_api');
+  const anDefaults = DEFAULT_CONTEXT.analytics_api;
+  // null (the cdk.json default) means "same as global_region".
+  const analyticsRegion =
+    an.region === undefined || an.region === null ? undefined : r.region('analytics_api.region', an.region);
+  const analyticsApi: AnalyticsApiConfig = {
+    enabled: r.boolean('analytics_api.enabled', an.enabled, anDefaults.enabled),
+    region: analyticsRegion ?? globalRegion,
+    stage: r.string('analytics_api.stage', an.stage, anDefaults.stage, STAGE_RULE),
+    authorizerCacheTtlSeconds: r.number(
+      'analytics_api.authorizer_cache_ttl_seconds',
+      an.authorizer_cache_ttl_seconds,
+      anDefaults.authorizer_cache_ttl_seconds,
+      {
+        ok: (n) => isIntegerIn(n, 0, AUTHORIZER_CACHE_TTL_MAX_SECONDS),
+        expected: `an integer from 0 to ${AUTHORIZER_CACHE_TTL_MAX_SECONDS} (seconds; 0 turns caching off)`,
+      },
+    ),
+  };
+
+  const tablesRaw = sec('tables');
+  const tables: TablesConfig = {
+    deletionProtection: r.boolean(
+      'tables.deletion_protection',
+      tablesRaw.deletion_protection,
+      DEFAULT_CONTEXT.tables.deletion_protection,
+    ),
+    pointInTimeRecovery: r.boolean(
+      'tables.point_in_time_recovery',
+      tablesRaw.point_in_time_recovery,
+      DEFAULT_CONTEXT.tables.point_in_time_recovery,
+    ),
+  };
+
+  const backendHostname = `backend.${projectName}.${internalDomain}`;
+  if (backendHostname.length > 253) {
+    r.fail(
+      'internal_domain',
+      `a name short enough that "backend.<project_name>.<internal_domain>" fits DNS's 253 characters`,
+      `${JSON.stringify(internalDomain)} (${backendHostname.length} characters in total)`,
+    );
+  }
+
+  const partition = checkOnePartition(r, regions, checkedGlobalRegion, analyticsRegion);
+
+  r.problems.push(...top.unknown);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+
+  const regionSet = new Set(regions);
+  return deepFreeze({
+    projectName,
+    globalRegion,
+    regions,
+    stage,
+    internalDomain,
+    apiGateway,
+    waf,
+    analyticsEnvironment,
+    analyticsApi,
+    tables,
+    partition,
+    backendHostname,
+    regionalApiOpenToAccount: apiGateway.regionalApiEnabled || !partition.hasGlobalAccelerator,
+    globalStackName: `${projectName}-global`,
+    analyticsStackName: `${projectName}-analytics`,
+    regionalStackName: (region: string): string => {
+      if (!regionSet.has(region)) {
+        throw new Error(`"${region}" is not one of the configured regions (${regions.join(', ')})`);
+      }
+      return `${projectName}-${region}`;
+    },
+  });
+}
+
+// ---- context layout ------------------------------------------------------------------------------
+
+const SECTIONS = {
+  api_gateway: Object.keys(DEFAULT_CONTEXT.api_gateway),
+  waf: Object.keys(DEFAULT_CONTEXT.waf),
+  analytics_environment: Object.keys(DEFAULT_CONTEXT.analytics_environment),
+  analytics_api: Object.keys(DEFAULT_CONTEXT.analytics_api),
+  tables: Object.keys(DEFAULT_CONTEXT.tables),
+} as const;
+type SectionName = keyof typeof SECTIONS;
+
+const TOP_LEVEL_KEYS = Object.keys(DEFAULT_CONTEXT);
+
+// Context keys the CDK toolkit itself writes without a `aws:`/`@` namespace.
+const CDK_OWNED_KEYS = new Set(['acknowledged-issue-numbers', 'cli-telemetry']);
+
+function isCdkOwnedKey(key: string): boolean {
+  // `aws:cdk:*` settings and lookup caches contain ':'; feature flags start with '@'; `$dontSaveContext`.
+  return key.includes(':') || key.startsWith('@') || key.startsWith('$') || CDK_OWNED_KEYS.has(key);
+}
+
+function isSectionName(name: string): name is SectionName {
+  return Object.hasOwn(SECTIONS, name);
+}
+
+interface SplitContext {
+  readonly values: Record<string, unknown>;
+  /** `-c section.key=value` overrides, by section. */
+  readonly overrides: Partial<Record<SectionName, Record<string, unknown>>>;
+  readonly unknown: ConfigProblem[];
+}
+
+function splitContext(context: Record<string, unknown>, r: Reader): SplitContext {
+  const values: Record<string, unknown> = {};
+  const overrides: Partial<Record<SectionName, Record<string, unknown>>> = {};
+  const unknown: ConfigProblem[] = [];
+  for (const [key, value] of Object.entries(context)) {
+    if (isCdkOwnedKey(key)) continue;
+    const dot = key.indexOf('.');
+    const section = dot > 0 ? key.slice(0, dot) : undefined;
+    if (section !== undefined && isSectionName(section)) {
+      (overrides[section] ??= {})[key.slice(dot + 1)] = value;
+    } else if (TOP_LEVEL_KEYS.includes(key)) {
+      values[key] = value;
+    } else if (section !== undefined) {
+      // A typo in the section part of `-c section.key=value`: suggest the section.
+      const sections = Object.keys(SECTIONS);
+      const hint = closest(section, sections);
+      unknown.push({
+        path: key,
+        expected: `<section>.<key> with a section of ${sections.join(', ')}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`,
+        received: 'an unknown key',
+      });
+    } else {
+      unknown.push(r.unknownKey(key, TOP_LEVEL_KEYS));
+    }
+  }
+  return { values, overrides, unknown };
+}
+
+function readSection(name: SectionName, top: SplitContext, r: Reader): Record<string, unknown> {
+  const raw = fromCli(top.values[name]);
+  let base: Record<string, unknown> = {};
+  if (isRecord(raw)) {
+    base = raw;
+  } else if (raw !== undefined && raw !== null) {
+    r.fail(name, `an object with the keys ${SECTIONS[name].join(', ')}`, describe(raw));
+  }
+  const merged = { ...base, ...top.overrides[name] };
+  const known: readonly string[] = SECTIONS[name];
+  for (const key of Object.keys(merged)) {
+    if (!known.includes(key)) r.problems.push(r.unknownKey(`${name}.${key}`, known, key));
+  }
+  return merged;
+}
+
+function checkOnePartition(
+  r: Reader,
+  regions: readonly string[],
+  globalRegion: string | undefined,
+  analyticsRegion: string | undefined,
+): PartitionInfo {
+  const inRegions = new Set(regions.map((region) => partitionOf(region).partition));
+  if (inRegions.size > 1) {
+    r.fail(
+      'regions',
+      'regions of a single partition (aws, aws-cn or aws-us-gov)',
+      regions.map((region) => `${region} (${partitionOf(region).partition})`).join(', '),
+    );
+  }
+  // The regional list decides the partition; the global and analytics regions must follow it.
+  const decidingRegion = regions[0] ?? globalRegion ?? analyticsRegion ?? DEFAULT_CONTEXT.global_region;
+  const reference = partitionOf(decidingRegion);
+  const decidedBy = regions.length > 0 ? `"regions" (${regions.join(', ')})` : `"${decidingRegion}"`;
+  const others: [string, string | undefined][] = [
+    ['global_region', globalRegion],
+    ['analytics_api.region', analyticsRegion],
+  ];
+  for (const [path, region] of others) {
+    if (region === undefined) continue;
+    const actual = partitionOf(region).partition;
+    if (actual !== reference.partition) {
+      r.fail(
+        path,
+        `a region in the ${reference.partition} partition, like ${decidedBy}`,
+        `${JSON.stringify(region)} (${actual} partition)`,
+      );
+    }
+  }
+  return reference;
+}
+
+// ---- value readers -------------------------------------------------------------------------------
+
+interface Rule<T> {
+  readonly ok: (value: T) => boolean;
+  readonly expected: string;
+}
+
+const STAGE_RULE: Rule<string> = {
+  ok: (s) => /^[A-Za-z0-9_-]{1,128}$/.test(s),
+  expected: 'an API Gateway stage name: 1-128 letters, digits, hyphens or underscores',
+};
+
+/** Collects problems; each reader returns the default on a bad value so later checks still run. */
+class Reader {
+  readonly problems: ConfigProblem[] = [];
+
+  fail(path: string, expected: string, received: string): void {
+    this.problems.push({ path, expected, received });
+  }
+
+  unknownKey(path: string, known: readonly string[], key = path): ConfigProblem {
+    const hint = closest(key, known);
+    const suggestion = hint === undefined ? '' : ` (did you mean "${hint}"?)`;
+    return { path, expected: `one of the keys ${known.join(', ')}${suggestion}`, received: 'an unknown key' };
+  }
+
+  boolean(path: string, raw: unknown, fallback: boolean): boolean {
+    const value = fromCli(raw);
+    if (value === undefined || value === null) return fallback;
+    if (typeof value === 'boolean') return value;
+    this.fail(path, 'true or false', describe(raw));
+    return fallback;
+  }
+
+  number(path: string, raw: unknown, fallback: number, rule: Rule<number>): number {
+    const value = fromCli(raw);
+    if (value === undefined || value === null) return fallback;
+    if (typeof value === 'number' && Number.isFinite(value) && rule.ok(value)) return value;
+    this.fail(path, rule.expected, describe(raw));
+    return fallback;
+  }
+
+  string(path: string, raw: unknown, fallback: string, rule: Rule<string>): string {
+    if (raw === undefined || raw === null) return fallback;
+    if (typeof raw === 'string' && rule.ok(raw)) return raw;
+    this.fail(path, rule.expected, describe(raw));
+    return fallback;
+  }
+
+  /** The region, or undefined (and a problem) when it is not a known region. */
+  region(path: string, raw: unknown): string | undefined {
+    if (typeof raw === 'string' && isKnownRegion(raw)) return raw;
+    const hint = typeof raw === 'string' ? closest(raw, ALL_REGIONS) : undefined;
+    this.fail(
+      path,
+      hint === undefined
+        ? 'a known AWS region code such as "us-east-1"'
+        : `a known AWS region code (did you mean "${hint}"?)`,
+      describe(raw),
+    );
+    return undefined;
+  }
+
+  /** The valid, de-duplicated regions; every invalid entry, an empty list or a repeat is a problem. */
+  regionList(path: string, raw: unknown): readonly string[] {
+    // `-c regions=us-east-1,us-west-2` is the natural CLI spelling; JSON lists work too.
+    const value = typeof raw === 'string' ? (parseJson(raw) ?? raw.split(',').map((s) => s.trim())) : raw;
+    if (!Array.isArray(value) || value.length === 0) {
+      this.fail(path, 'a non-empty list of AWS region codes such as ["us-east-1"]', describe(raw));
+      return [];
+    }
+    const valid: string[] = [];
+    value.forEach((item: unknown, i) => {
+      const region = this.region(`${path}[${i}]`, item);
+      if (region !== undefined) valid.push(region);
+    });
+    const repeated = [...new Set(valid.filter((region, i) => valid.indexOf(region) !== i))];
+    if (repeated.length > 0) {
+      const list = repeated.map((region) => JSON.stringify(region)).join(', ');
+      this.fail(path, 'each region listed once', `${list} more than once`);
+    }
+    return [...new Set(valid)];
+  }
+}
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+/** `-c` values are strings: parse JSON text, keep anything else as the string for the error message. */
+function fromCli(raw: unknown): unknown {
+  return typeof raw === 'string' ? (parseJson(raw) ?? raw) : raw;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  // Context comes from JSON, so only a programmatic caller can pass something JSON cannot render.
+  const text = JSON.stringify(value) ?? `a ${typeof value}`;
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isIntegerIn(n: number, min: number, max: number): boolean {
+  return Number.isInteger(n) && n >= min && n <= max;
+}
+
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function isDnsName(name: string): boolean {
+  const labels = name.split('.');
+  const last = labels[labels.length - 1] ?? '';
+  // An all-numeric last label would make "10.0.0.1" pass as a domain.
+  return name.length <= 253 && labels.every((label) => DNS_LABEL.test(label)) && !/^\d+$/.test(last);
+}
+
+/** The candidate nearest to `word` when it is close enough to be a typo. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const d = editDistance(word, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+type DeepReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value as DeepReadonly<T>;
+}
