@@ -6,7 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
 import { decodeJsonBody, registerRawBodyParser } from './body.js';
@@ -63,7 +68,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Honour a sane caller-supplied id (the edge proxy forwards one) so a request can be traced end to end.
     genReqId: (req) => {
       const header = req.headers['x-request-id'];

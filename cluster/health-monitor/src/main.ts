@@ -1,20 +1,24 @@
 /** health-monitor entry point (the container's command). */
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { keySourceFromEnv } from '../../../lambda/shared/signing-keys.js';
+import { EnvReader } from '../../shared/env.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { listen } from '../../shared/listen.js';
-import { createHealthMonitor } from './app.js';
+import { runMain } from '../../shared/main.js';
+import { createHealthMonitor, SERVICE_NAME } from './app.js';
 import { loadHealthMonitorConfig } from './config.js';
 import { SnapshotCollector } from './snapshot.js';
 
-const config = loadHealthMonitorConfig();
-const collector = new SnapshotCollector(kubeConfigFromEnv());
-const service = await createHealthMonitor({
-  config,
-  envelope: new EnvelopeVerifier({
-    keys: keySourceFromEnv(),
-    freshnessSeconds: Number(process.env.ENVELOPE_FRESHNESS_SECONDS ?? 30),
-  }),
-  collect: () => collector.collect(),
+await runMain(SERVICE_NAME, async () => {
+  const config = loadHealthMonitorConfig();
+  const env = new EnvReader();
+  const freshnessSeconds = env.number('ENVELOPE_FRESHNESS_SECONDS', 30, { min: 5, max: 300 });
+  env.done();
+  const collector = new SnapshotCollector(kubeConfigFromEnv());
+  const service = await createHealthMonitor({
+    config,
+    envelope: new EnvelopeVerifier({ keys: keySourceFromEnv(), freshnessSeconds }),
+    collect: () => collector.collect(),
+  });
+  await listen(service);
 });
-await listen(service);
