@@ -1,0 +1,247 @@
+/** The /api/v1/jobs operations of manifest-processor (seed 000). */
+import { HttpError, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
+import { assertNamespaceAllowed, type ProcessorContext } from '../context.js';
+import { jobView } from '../job-view.js';
+import { equalitySelector } from '../label-selector.js';
+import {
+  BulkDeleteRequest,
+  DeleteJobQuery,
+  JobLogsQuery,
+  JobPath,
+  ListJobsQuery,
+  PodLogsQuery,
+  PodPath,
+} from '../schemas.js';
+
+export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
+  /** A namespace filter must be allowed; without one, every allowed namespace is searched. */
+  const namespacesFor = (namespace: string | null | undefined): string[] => {
+    if (namespace) {
+      assertNamespaceAllowed(ctx, namespace);
+      return [namespace];
+    }
+    return ctx.policy.config.allowedNamespaces;
+  };
+
+  app.get(
+    '/api/v1/jobs',
+    {
+      schema: {
+        operationId: 'list_jobs_api_v1_jobs_get',
+        summary: 'List jobs: filters, sort (field:asc|desc), limit/offset, total and has_more',
+        querystring: ListJobsQuery,
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const labelSelector = q.label_selector
+        ? equalitySelector(q.label_selector, ['query', 'label_selector'])
+        : null;
+      return ctx.jobs.list(
+        { namespaces: namespacesFor(q.namespace), status: q.status ?? null, labelSelector },
+        { sort: q.sort, limit: q.limit, offset: q.offset },
+      );
+    },
+  );
+
+  app.delete(
+    '/api/v1/jobs',
+    {
+      schema: {
+        operationId: 'bulk_delete_jobs_api_v1_jobs_delete',
+        summary: 'Delete the jobs matching every given filter (dry_run reports them and deletes nothing)',
+        body: BulkDeleteRequest,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const labelSelector = b.label_selector
+        ? equalitySelector(b.label_selector, ['body', 'label_selector'])
+        : null;
+      // A filterless bulk delete would empty every allowed namespace: refuse it unless it is a dry run.
+      if (!b.dry_run && !labelSelector && !b.namespace && !b.older_than_days && !b.status) {
+        throw new RequestValidationError([
+          {
+            loc: ['body'],
+            msg: 'Value error, give at least one filter (namespace, status, label_selector, older_than_days) or set dry_run',
+            type: 'value_error',
+            input: b,
+          },
+        ]);
+      }
+      const result = await ctx.jobs.bulkDelete(
+        {
+          namespaces: namespacesFor(b.namespace),
+          status: b.status ?? null,
+          labelSelector,
+          olderThanDays: b.older_than_days ?? null,
+        },
+        b.dry_run,
+      );
+      request.log.info(
+        { dry_run: b.dry_run, matched: result.matched, deleted: result.deleted },
+        'bulk delete',
+      );
+      return result;
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name',
+    {
+      schema: {
+        operationId: 'get_job_api_v1_jobs__namespace___name__get',
+        summary: 'Job details including where pods were scheduled',
+        params: JobPath,
+      },
+    },
+    async (request) => {
+      assertNamespaceAllowed(ctx, request.params.namespace);
+      return ctx.jobs.details(request.params.namespace, request.params.name);
+    },
+  );
+
+  app.delete(
+    '/api/v1/jobs/:namespace/:name',
+    {
+      schema: {
+        operationId: 'delete_job_api_v1_jobs__namespace___name__delete',
+        summary: 'Delete a job (background propagation); expected_uid is an orchestrator UID precondition',
+        params: JobPath,
+        querystring: DeleteJobQuery,
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      assertNamespaceAllowed(ctx, namespace);
+      const result = await ctx.jobs.delete(namespace, name, request.query.expected_uid);
+      request.log.info({ namespace, name, expected_uid: request.query.expected_uid ?? null }, 'job deleted');
+      return result;
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name/events',
+    {
+      schema: {
+        operationId: 'get_job_events_api_v1_jobs__namespace___name__events_get',
+        summary: 'Events of the job and its pods',
+        params: JobPath,
+      },
+    },
+    async (request) => {
+      assertNamespaceAllowed(ctx, request.params.namespace);
+      return ctx.jobs.events(request.params.namespace, request.params.name);
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name/logs',
+    {
+      schema: {
+        operationId: 'get_job_logs_api_v1_jobs__namespace___name__logs_get',
+        summary: "Logs of the job's started pods (404 without pods, 409 while all are pending)",
+        params: JobPath,
+        querystring: JobLogsQuery,
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const q = request.query;
+      assertNamespaceAllowed(ctx, namespace);
+      return ctx.jobs.jobLogs(namespace, name, {
+        ...(q.container ? { container: q.container } : {}),
+        tail: q.tail,
+        previous: q.previous,
+        ...(q.since_seconds ? { sinceSeconds: q.since_seconds } : {}),
+        timestamps: q.timestamps,
+      });
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name/metrics',
+    {
+      schema: {
+        operationId: 'get_job_metrics_api_v1_jobs__namespace___name__metrics_get',
+        summary: "Resource usage of the job's pods",
+        params: JobPath,
+      },
+    },
+    async (request) => {
+      assertNamespaceAllowed(ctx, request.params.namespace);
+      return ctx.jobs.jobMetrics(request.params.namespace, request.params.name);
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name/pods',
+    {
+      schema: {
+        operationId: 'get_job_pods_api_v1_jobs__namespace___name__pods_get',
+        summary: 'Pods of the job with the hardware each landed on',
+        params: JobPath,
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      assertNamespaceAllowed(ctx, namespace);
+      const job = await ctx.jobs.read(namespace, name);
+      const pods = await ctx.jobs.podPlacements(job);
+      return { job: name, namespace, count: pods.length, pods };
+    },
+  );
+
+  app.get(
+    '/api/v1/jobs/:namespace/:name/pods/:pod_name/logs',
+    {
+      schema: {
+        operationId: 'get_pod_logs_api_v1_jobs__namespace___name__pods__pod_name__logs_get',
+        summary: 'Logs of one pod of the job',
+        params: PodPath,
+        querystring: PodLogsQuery,
+      },
+    },
+    async (request) => {
+      const { namespace, name, pod_name } = request.params;
+      const q = request.query;
+      assertNamespaceAllowed(ctx, namespace);
+      return ctx.jobs.podLogs(namespace, name, pod_name, {
+        ...(q.container ? { container: q.container } : {}),
+        tail: q.tail,
+        previous: q.previous,
+      });
+    },
+  );
+
+  app.post(
+    '/api/v1/jobs/:namespace/:name/retry',
+    {
+      schema: {
+        operationId: 'retry_job_api_v1_jobs__namespace___name__retry_post',
+        summary: 'Create a new job from the spec of a failed job',
+        params: JobPath,
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      assertNamespaceAllowed(ctx, namespace);
+      const { original, manifest } = await ctx.jobs.retryManifest(namespace, name);
+      const violations = ctx.policy.check([manifest], namespace);
+      if (violations.length > 0) {
+        throw new HttpError(400, {
+          message: 'the retried job no longer passes the validation policy',
+          violations,
+        });
+      }
+      const created = await ctx.jobs.create(namespace, manifest);
+      request.log.info({ namespace, original: name, retry: created.metadata?.name }, 'job retried');
+      return {
+        retried: true,
+        original: { name: original.name, namespace, uid: original.uid },
+        job: jobView(created),
+      };
+    },
+  );
+}

@@ -1,0 +1,90 @@
+/** GET /, /api/v1/health, /api/v1/status, /api/v1/policy. */
+import type { ServiceApp } from '../../../shared/service.js';
+import type { ProcessorContext } from '../context.js';
+import { buildPolicyReport } from '../policy/index.js';
+
+export const SERVICE_NAME = 'manifest-processor';
+export const SERVICE_VERSION = '2.0.0';
+
+export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void {
+  const base = () => ({ cluster: ctx.config.clusterName, region: ctx.config.region });
+
+  app.get(
+    '/',
+    { schema: { operationId: 'root__get', summary: 'Service information and API overview' } },
+    async () => ({
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      ...base(),
+      description: 'Submits, validates and deletes cluster manifests; manages jobs',
+      endpoints: {
+        manifests: '/api/v1/manifests',
+        validate: '/api/v1/manifests/validate',
+        jobs: '/api/v1/jobs',
+        policy: '/api/v1/policy',
+        status: '/api/v1/status',
+        health: '/api/v1/health',
+        openapi: '/openapi.json',
+      },
+    }),
+  );
+
+  app.get(
+    '/api/v1/health',
+    {
+      schema: {
+        operationId: 'health_check_api_v1_health_get',
+        summary: '200 when the orchestrator API answers, 503 otherwise',
+      },
+    },
+    async (_request, reply) => {
+      const ok = await ctx.jobs.reachable();
+      return reply.code(ok ? 200 : 503).send({
+        status: ok ? 'healthy' : 'unhealthy',
+        service: SERVICE_NAME,
+        ...base(),
+        kubernetes_api: ok ? 'ok' : 'unavailable',
+        timestamp: new Date().toISOString(),
+      });
+    },
+  );
+
+  app.get(
+    '/api/v1/status',
+    {
+      schema: {
+        operationId: 'get_service_status_api_v1_status_get',
+        summary: 'Detailed service information',
+      },
+    },
+    async () => {
+      const policy = ctx.policy.config;
+      return {
+        service: SERVICE_NAME,
+        version: SERVICE_VERSION,
+        ...base(),
+        kubernetes_api: (await ctx.jobs.reachable()) ? 'ok' : 'unavailable',
+        allowed_namespaces: policy.allowedNamespaces,
+        default_job_namespace: ctx.config.defaultJobNamespace,
+        resource_limits: {
+          max_cpu_cores: policy.maxCpuCores,
+          max_memory_bytes: policy.maxMemoryBytes,
+          max_gpus: policy.maxGpus,
+        },
+        allowed_kinds: policy.allowedKinds,
+        timestamp: new Date().toISOString(),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/policy',
+    {
+      schema: {
+        operationId: 'get_job_validation_policy_api_v1_policy_get',
+        summary: 'The validation policy this processor enforces',
+      },
+    },
+    async () => buildPolicyReport(ctx.policy, ctx.kubeConfig),
+  );
+}

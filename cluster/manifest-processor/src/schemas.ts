@@ -1,0 +1,85 @@
+/** Request schemas of manifest-processor (seed 000): every field, default and bound as the seed's tables say. */
+import { Type, type Static } from 'typebox';
+import { FreeFormObject, Nullable, StringEnum } from '../../shared/schema.js';
+
+export const JOB_STATUSES = ['pending', 'running', 'completed', 'succeeded', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const JobStatusSchema = StringEnum(JOB_STATUSES, { title: 'JobStatus' });
+
+/** Label selectors of the jobs operations (syntax checked by label-selector.ts: `key=value` lists only). */
+export const LabelSelector = Type.String({ maxLength: 1024 });
+
+/** Sort keys of GET /api/v1/jobs, `field:asc|desc`. */
+export const JOB_SORT_FIELDS = [
+  'createdAt',
+  'name',
+  'namespace',
+  'status',
+  'startedAt',
+  'completedAt',
+] as const;
+export const SORT_PATTERN = `^(${JOB_SORT_FIELDS.join('|')}):(asc|desc)$`;
+
+export const ManifestSubmissionAPIRequest = Type.Object(
+  {
+    manifests: Type.Array(FreeFormObject, { description: 'List of orchestrator manifests' }),
+    namespace: Type.Optional(
+      Nullable(Type.String({ description: 'Default namespace for manifests lacking one' })),
+    ),
+    dry_run: Type.Boolean({ default: false, description: 'Validate without applying' }),
+    validate: Type.Boolean({ default: true, description: 'Perform validation checks' }),
+  },
+  { title: 'ManifestSubmissionAPIRequest' },
+);
+export type ManifestSubmission = Static<typeof ManifestSubmissionAPIRequest>;
+
+export const BulkDeleteRequest = Type.Object(
+  {
+    dry_run: Type.Boolean({ default: false, description: 'If true only report what would be deleted' }),
+    label_selector: Type.Optional(Nullable(LabelSelector)),
+    namespace: Type.Optional(Nullable(Type.String())),
+    older_than_days: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 365 }))),
+    status: Type.Optional(Nullable(JobStatusSchema)),
+  },
+  { title: 'BulkDeleteRequest' },
+);
+export type BulkDelete = Static<typeof BulkDeleteRequest>;
+
+export const ListJobsQuery = Type.Object({
+  namespace: Type.Optional(Type.String()),
+  status: Type.Optional(JobStatusSchema),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  sort: Type.String({ default: 'createdAt:desc', pattern: SORT_PATTERN }),
+  label_selector: Type.Optional(LabelSelector),
+});
+
+export const ResourceQuery = Type.Object({
+  api_version: Type.String({ default: 'apps/v1' }),
+  kind: Type.String({ default: 'Deployment' }),
+});
+
+export const JobPath = Type.Object({ namespace: Type.String(), name: Type.String() });
+export const PodPath = Type.Object({
+  namespace: Type.String(),
+  name: Type.String(),
+  pod_name: Type.String(),
+});
+
+export const DeleteJobQuery = Type.Object({
+  expected_uid: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+});
+
+export const JobLogsQuery = Type.Object({
+  container: Type.Optional(Type.String()),
+  tail: Type.Integer({ minimum: 1, maximum: 10000, default: 100 }),
+  previous: Type.Boolean({ default: false }),
+  since_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  timestamps: Type.Boolean({ default: false }),
+});
+
+export const PodLogsQuery = Type.Object({
+  container: Type.Optional(Type.String()),
+  tail: Type.Integer({ minimum: 1, maximum: 10000, default: 100 }),
+  previous: Type.Boolean({ default: false }),
+});
