@@ -1,8 +1,9 @@
 // Conformance check of the Kubernetes API simulator against an independent client: the real kubectl
 // binary (Debian's kubernetes-client 1.20 in CI; any newer kubectl works too). Set KUBECTL to pick a
-// specific binary. A missing kubectl is a failure, not a skip: CI installs it.
+// specific binary. In CI (CI=true) a missing kubectl is a failure: .ci/run installs it. On a developer
+// machine without kubectl these tests are skipped with a notice, so `npm test` still passes there.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,15 @@ import type { KubeApiSimulator, KubeObject } from '../../lib/local/kube-api-simu
 import { CPU_NODE, GPU_NODE, startKubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+const kubectlInstalled = spawnSync(KUBECTL, ['version', '--client'], { stdio: 'ignore' }).error === undefined;
+const required = process.env.CI === 'true' || process.env.CI === '1';
+if (!kubectlInstalled && !required) {
+  process.stderr.write(
+    `notice: "${KUBECTL}" not found; kubectl conformance tests skipped (apt-get install kubernetes-client)\n`,
+  );
+}
+/** Runs the suite when kubectl exists, or in CI, where its absence must fail loudly. */
+const kubectlTest = kubectlInstalled || required ? test : test.skip;
 const NS = 'svc-jobs';
 
 let sim: KubeApiSimulator;
@@ -112,6 +122,7 @@ function jobPods(name: string): KubeObject[] {
 }
 
 beforeAll(async () => {
+  if (!kubectlInstalled && !required) return;
   dir = mkdtempSync(join(tmpdir(), 'kubectl-sim-'));
   const probe = await exec(KUBECTL, ['version', '--client', '-o', 'json'], { ...process.env, HOME: dir });
   const parsed: unknown = JSON.parse(probe.stdout || '{}');
@@ -128,7 +139,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('kubectl get nodes,pods -A prints server-side tables', async () => {
+kubectlTest('kubectl get nodes,pods -A prints server-side tables', async () => {
   sim.put({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -152,7 +163,7 @@ test('kubectl get nodes,pods -A prints server-side tables', async () => {
   expect(out).toMatch(/kube-system\s+pod\/seeded-pod\s+1\/1\s+Running\s+0/);
 });
 
-test('kubectl create -f job.json, get -o json, logs, describe and delete --cascade', async () => {
+kubectlTest('kubectl create -f job.json, get -o json, logs, describe and delete --cascade', async () => {
   const file = join(dir, 'job.json');
   writeFileSync(file, JSON.stringify(jobManifest('kubectl-job', 'echo hello from kubectl; exit 0')));
   expect(await kubectl('create', '-f', file)).toBe('job.batch/kubectl-job created\n');
@@ -197,7 +208,7 @@ test('kubectl create -f job.json, get -o json, logs, describe and delete --casca
   expect(jobPods('kubectl-job')).toHaveLength(0);
 });
 
-test('kubectl shows a failed job and its pod', async () => {
+kubectlTest('kubectl shows a failed job and its pod', async () => {
   const file = join(dir, 'fail.json');
   writeFileSync(file, JSON.stringify(jobManifest('kubectl-fail', 'echo about to fail; exit 7')));
   await kubectl('create', '-f', file);
@@ -230,7 +241,7 @@ test('kubectl shows a failed job and its pod', async () => {
   expect(events).toContain('BackoffLimitExceeded');
 });
 
-test('kubectl apply (client-side and server-side) of a Deployment', async () => {
+kubectlTest('kubectl apply (client-side and server-side) of a Deployment', async () => {
   const file = join(dir, 'deploy.json');
   const deploy = (replicas: number): string =>
     JSON.stringify({
@@ -258,7 +269,7 @@ test('kubectl apply (client-side and server-side) of a Deployment', async () => 
   expect(await kubectl('get', 'deploy', 'web', '-n', NS, '-o', 'jsonpath={.spec.replicas}')).toBe('3');
 });
 
-test('kubectl top and api-resources use metrics.k8s.io and discovery', async () => {
+kubectlTest('kubectl top and api-resources use metrics.k8s.io and discovery', async () => {
   sim.setNodeUsage(CPU_NODE, { cpu: '2', memory: '8Gi' });
   const top = await kubectl('top', 'nodes');
   expect(top).toMatch(new RegExp(`${CPU_NODE.replace(/\./g, '\\.')}\\s+2000m\\s+25%\\s+8192Mi\\s+25%`));

@@ -1,0 +1,53 @@
+/**
+ * DynamoDB on loopback for tests and the local platform: a dynalite server (in memory) with the platform's
+ * tables created from lib/tables.ts, and a real @aws-sdk/client-dynamodb client pointed at it.
+ */
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { createTableInput, TABLES, tableEnvironment, tableName, type TableDefinition } from '../tables.js';
+
+export interface LocalDynamo {
+  readonly endpoint: string;
+  readonly region: string;
+  /** Environment variables naming every table (as a deployment sets them). */
+  readonly env: Record<string, string>;
+  client(): DynamoDBClient;
+  close(): Promise<void>;
+}
+
+/** Static credentials for loopback servers: the SDK insists on some, and no real account is involved. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export async function startLocalDynamo(
+  opts: { project?: string; region?: string; tables?: readonly TableDefinition[] } = {},
+): Promise<LocalDynamo> {
+  const project = opts.project ?? 'gco';
+  const region = opts.region ?? 'us-east-2';
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clients: DynamoDBClient[] = [];
+  const client = () => {
+    const c = new DynamoDBClient({ endpoint, region, credentials: LOCAL_CREDENTIALS });
+    clients.push(c);
+    return c;
+  };
+  const admin = client();
+  for (const table of opts.tables ?? Object.values(TABLES)) {
+    await admin.send(new CreateTableCommand(createTableInput(table, tableName(project, table))));
+  }
+  return {
+    endpoint,
+    region,
+    env: tableEnvironment(project),
+    client,
+    async close() {
+      for (const c of clients) c.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

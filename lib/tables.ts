@@ -1,0 +1,158 @@
+/**
+ * DynamoDB tables of the platform, declared ONCE: the stacks create them from these definitions, the
+ * services read their names from the environment variables named here, and tests/`npm start` create the
+ * same tables in dynalite with createTableInput(). Central tables live in the global region and every
+ * region's services reach them there; regional tables live in each region.
+ *
+ * Sparse indexes carry the queue's state machine: an item appears in `dispatch-index` only while it
+ * waits to be dispatched, and in `lease-index` only while a worker holds it.
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: 'S' | 'N';
+}
+
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** Suffix of the physical name: `<project>-<id>`. */
+  readonly id: string;
+  /** Environment variable that carries the physical name to the services. */
+  readonly envVar: string;
+  readonly scope: 'central' | 'regional';
+  readonly description: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  /** Global secondary indexes, all projecting ALL attributes. */
+  readonly indexes: readonly IndexDefinition[];
+  /** Epoch-seconds attribute DynamoDB's TTL deletes expired items by. */
+  readonly ttlAttribute?: string;
+}
+
+const S = (name: string): KeyAttribute => ({ name, type: 'S' });
+const N = (name: string): KeyAttribute => ({ name, type: 'N' });
+
+export const TABLES = {
+  jobQueue: {
+    id: 'job-queue',
+    envVar: 'JOB_QUEUE_TABLE',
+    scope: 'central',
+    description:
+      'Central job queue: queued jobs (pk = job id) and idempotency records (pk = "idempotency#<key>")',
+    partitionKey: S('pk'),
+    indexes: [
+      // Present only while a job waits for dispatch: pk = target region, sk = "<inverted priority>#<created>#<id>".
+      { indexName: 'dispatch-index', partitionKey: S('dispatch_region'), sortKey: S('dispatch_order') },
+      // Present only while a worker holds a lease: pk = target region, sk = lease expiry (epoch ms).
+      { indexName: 'lease-index', partitionKey: S('lease_region'), sortKey: N('lease_expires_at') },
+      // Every job, newest first per region / overall, for listing with an opaque cursor.
+      { indexName: 'region-created-index', partitionKey: S('target_region'), sortKey: S('created_at') },
+      { indexName: 'all-created-index', partitionKey: S('record_type'), sortKey: S('created_at') },
+    ],
+    ttlAttribute: 'expires_at',
+  },
+  jobTemplates: {
+    id: 'job-templates',
+    envVar: 'JOB_TEMPLATES_TABLE',
+    scope: 'central',
+    description: 'Job templates by name',
+    partitionKey: S('name'),
+    indexes: [],
+  },
+  webhooks: {
+    id: 'webhooks',
+    envVar: 'WEBHOOKS_TABLE',
+    scope: 'central',
+    description: 'Webhook registrations by id',
+    partitionKey: S('webhook_id'),
+    indexes: [],
+  },
+  webhookDeliveries: {
+    id: 'webhook-deliveries',
+    envVar: 'WEBHOOK_DELIVERIES_TABLE',
+    scope: 'central',
+    description: 'Durable webhook delivery outbox: one item per (webhook, job, event), claimed conditionally',
+    partitionKey: S('delivery_id'),
+    indexes: [
+      // Present only while a delivery is due: pk = "pending", sk = next attempt (epoch ms).
+      { indexName: 'pending-index', partitionKey: S('pending'), sortKey: N('next_attempt_at') },
+    ],
+    ttlAttribute: 'expires_at',
+  },
+  inferenceEndpoints: {
+    id: 'inference-endpoints',
+    envVar: 'INFERENCE_ENDPOINTS_TABLE',
+    scope: 'central',
+    description: 'Managed inference endpoints by name, with their state per region',
+    partitionKey: S('endpoint_name'),
+    indexes: [],
+  },
+  costReports: {
+    id: 'cost-reports',
+    envVar: 'COST_REPORTS_TABLE',
+    scope: 'regional',
+    description: 'Scheduled cost-report windows claimed exactly once per region (the reports are S3 objects)',
+    partitionKey: S('report_key'),
+    indexes: [],
+    ttlAttribute: 'expires_at',
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableId = keyof typeof TABLES;
+
+/** Physical table name: `<project>-<id>` (regional tables share the name in every region). */
+export function tableName(project: string, table: TableDefinition): string {
+  return `${project}-${table.id}`;
+}
+
+/** Environment variables that point a service at every table of a deployment. */
+export function tableEnvironment(project: string): Record<string, string> {
+  return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t)]));
+}
+
+/** Reads a table's physical name from the environment; throws naming the variable when it is missing. */
+export function tableNameFromEnv(table: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {
+  const name = env[table.envVar];
+  if (!name) throw new Error(`${table.envVar} is not set (name of the ${table.id} table)`);
+  return name;
+}
+
+/** CreateTable input (on-demand) for dynalite in tests and the local platform; the stacks mirror it. */
+export function createTableInput(table: TableDefinition, name: string): CreateTableCommandInput {
+  const attributes = new Map<string, KeyAttribute>();
+  const add = (a: KeyAttribute | undefined) => a && attributes.set(a.name, a);
+  add(table.partitionKey);
+  add(table.sortKey);
+  for (const index of table.indexes) {
+    add(index.partitionKey);
+    add(index.sortKey);
+  }
+  const keySchema = (pk: KeyAttribute, sk: KeyAttribute | undefined) => [
+    { AttributeName: pk.name, KeyType: 'HASH' as const },
+    ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : []),
+  ];
+  return {
+    TableName: name,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes.values()].map((a) => ({
+      AttributeName: a.name,
+      AttributeType: a.type,
+    })),
+    KeySchema: keySchema(table.partitionKey, table.sortKey),
+    ...(table.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: table.indexes.map((i) => ({
+            IndexName: i.indexName,
+            KeySchema: keySchema(i.partitionKey, i.sortKey),
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+}
