@@ -48,6 +48,8 @@ export interface ServiceOptions {
   onClose?: () => void | Promise<void>;
   logger?: Logger;
   bodyLimit?: number;
+  /** Serve HTTPS directly (PEM key and certificate), e.g. cost-monitor on 8443 or a pod without a TLS sidecar. */
+  https?: { key: string | Buffer; cert: string | Buffer };
 }
 
 export interface Service {
@@ -65,19 +67,29 @@ function validationBody(items: ValidationErrorItem[]): { detail: ValidationError
 
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const logger: FastifyBaseLogger = opts.logger ?? createLogger(opts.name, opts.version);
-  const app = Fastify({
+  const options = {
     loggerInstance: logger,
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Honour a sane caller-supplied id (the edge proxy forwards one) so a request can be traced end to end.
-    genReqId: (req) => {
+    genReqId: (req: IncomingMessage) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
-    forceCloseConnections: 'idle',
+    forceCloseConnections: 'idle' as const,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  };
+  // Fastify types an HTTPS instance apart from an HTTP one; every request/response API the services use
+  // is the same, so both are handled as one ServiceApp type.
+  const app = (opts.https
+    ? Fastify({ ...options, https: opts.https })
+    : Fastify(options)) as unknown as FastifyInstance<
+    Server,
+    IncomingMessage,
+    ServerResponse,
+    FastifyBaseLogger
+  > as ServiceApp;
 
   const metrics = createServiceMetrics(opts.name, opts.version);
   let draining = false;

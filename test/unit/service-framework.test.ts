@@ -412,3 +412,35 @@ describe('cluster service framework', () => {
     });
   });
 });
+
+describe('cluster service framework over TLS', () => {
+  test('serves HTTPS with the given certificate (verified against the issuing CA)', async () => {
+    const { createTestCa } = await import('../../lib/local/tls.js');
+    const { request } = await import('node:https');
+    const ca = createTestCa();
+    const service = await createService({
+      name: 'tls-service',
+      version: '1.0.0',
+      description: 'tls',
+      envelope: false,
+      https: ca.issue(['127.0.0.1']),
+      routes: () => undefined,
+    });
+    try {
+      const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
+      expect(address).toMatch(/^https:\/\//);
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(`${address}/healthz`, { ca: ca.cert }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(text));
+        });
+        req.once('error', reject);
+        req.end();
+      });
+      expect(JSON.parse(body)).toEqual({ status: 'healthy', service: 'tls-service' });
+    } finally {
+      await service.app.close();
+    }
+  });
+});
