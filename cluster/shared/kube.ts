@@ -11,3 +11,23 @@ export function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): KubeCon
   else kc.loadFromDefault();
   return kc;
 }
+
+/** One page of a Kubernetes list call as client-node returns it. */
+export interface KubeListPage<T> {
+  items: T[];
+  metadata?: { _continue?: string };
+}
+
+/** Follows `continue` tokens until the list is complete (lists are paged so huge clusters stay bounded per call). */
+export async function listAllPages<T>(
+  page: (cont: string | undefined) => Promise<KubeListPage<T>>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cont: string | undefined;
+  do {
+    const list = await page(cont);
+    items.push(...list.items);
+    cont = list.metadata?._continue || undefined;
+  } while (cont);
+  return items;
+}

@@ -4,6 +4,7 @@
  */
 import { CoreV1Api, Metrics, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { tryParseQuantity } from '../../shared/quantity.js';
+import { listAllPages } from '../../shared/kube.js';
 
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 const PAGE_SIZE = 500;
@@ -83,19 +84,6 @@ function isReady(node: V1Node): boolean {
   return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-async function listAll<T>(
-  page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
-) {
-  const items: T[] = [];
-  let cont: string | undefined;
-  do {
-    const list = await page(cont);
-    items.push(...list.items);
-    cont = list.metadata?._continue || undefined;
-  } while (cont);
-  return items;
-}
-
 export class SnapshotCollector {
   private readonly core: CoreV1Api;
   private readonly metrics: Metrics;
@@ -107,8 +95,8 @@ export class SnapshotCollector {
 
   async collect(): Promise<ClusterSnapshot> {
     const [nodes, pods, usage] = await Promise.all([
-      listAll((cont) => this.core.listNode({ limit: PAGE_SIZE, _continue: cont })),
-      listAll((cont) => this.core.listPodForAllNamespaces({ limit: PAGE_SIZE, _continue: cont })),
+      listAllPages((cont) => this.core.listNode({ limit: PAGE_SIZE, _continue: cont })),
+      listAllPages((cont) => this.core.listPodForAllNamespaces({ limit: PAGE_SIZE, _continue: cont })),
       this.metrics.getNodeMetrics().then(
         (list) => ({ ok: true as const, items: list.items }),
         (error: unknown) => ({

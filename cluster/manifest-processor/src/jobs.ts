@@ -16,6 +16,7 @@ import { HttpError, notFound } from '../../shared/errors.js';
 import { kubeStatusOf, toHttpError } from '../../shared/kube-errors.js';
 import { isoDate, jobState, jobView, matchesStatus, sortJobs, type JobView } from './job-view.js';
 import type { JobStatus } from './schemas.js';
+import { listAllPages } from '../../shared/kube.js';
 
 const PAGE_SIZE = 500;
 /** Labels the job controller stamps on a job's pod template; a retried job must get fresh ones. */
@@ -43,19 +44,6 @@ export interface LogOptions {
   timestamps?: boolean;
 }
 
-async function listAll<T>(
-  page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
-) {
-  const items: T[] = [];
-  let cont: string | undefined;
-  do {
-    const list = await page(cont);
-    items.push(...list.items);
-    cont = list.metadata?._continue || undefined;
-  } while (cont);
-  return items;
-}
-
 function podOrder(a: V1Pod, b: V1Pod): number {
   return (isoDate(a.metadata?.creationTimestamp) ?? '').localeCompare(
     isoDate(b.metadata?.creationTimestamp) ?? '',
@@ -77,7 +65,7 @@ export class JobsService {
   async find(filter: JobFilter): Promise<V1Job[]> {
     const perNamespace = await Promise.all(
       filter.namespaces.map((namespace) =>
-        listAll((cont) =>
+        listAllPages((cont) =>
           this.batch.listNamespacedJob({
             namespace,
             limit: PAGE_SIZE,
@@ -127,7 +115,7 @@ export class JobsService {
     const uid = job.metadata?.uid;
     // Select by controller uid: a job deleted and recreated under the same name has other pods.
     const selector = uid ? `controller-uid=${uid}` : `job-name=${job.metadata?.name ?? ''}`;
-    const pods = await listAll((cont) =>
+    const pods = await listAllPages((cont) =>
       this.core.listNamespacedPod({
         namespace,
         labelSelector: selector,
@@ -189,7 +177,7 @@ export class JobsService {
     const job = await this.read(namespace, name);
     const pods = await this.pods(job);
     const uids = new Set([job.metadata?.uid, ...pods.map((p) => p.metadata?.uid)].filter(Boolean));
-    const events = await listAll((cont) =>
+    const events = await listAllPages((cont) =>
       this.core.listNamespacedEvent({ namespace, limit: PAGE_SIZE, ...(cont ? { _continue: cont } : {}) }),
     );
     const at = (e: CoreV1Event) =>

@@ -10,6 +10,7 @@ import {
   type V1LimitRange,
   type V1ResourceQuota,
 } from '@kubernetes/client-node';
+import { listAllPages, type KubeListPage } from '../../../shared/kube.js';
 
 export interface LayerReport {
   status: 'ok' | 'unavailable';
@@ -28,11 +29,6 @@ export interface ClusterEnforcementOptions {
 }
 
 const PAGE_SIZE = 500;
-
-interface Page<T> {
-  items: T[];
-  metadata?: { _continue?: string };
-}
 
 /** `HTTP 403: limitranges is forbidden: …` or the transport error's message. */
 export function describeKubeError(err: unknown): string {
@@ -54,17 +50,6 @@ export function describeKubeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function listAll<T>(page: (cont: string | undefined) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  let cont: string | undefined;
-  do {
-    const list = await page(cont);
-    items.push(...list.items);
-    cont = list.metadata?._continue || undefined;
-  } while (cont);
-  return items;
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -77,7 +62,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 async function readLayer<T>(
   namespaces: readonly string[],
   operation: string,
-  list: (namespace: string, cont: string | undefined) => Promise<Page<T>>,
+  list: (namespace: string, cont: string | undefined) => Promise<KubeListPage<T>>,
   summarise: (item: T) => unknown,
   timeoutMs: number,
 ): Promise<LayerReport> {
@@ -85,7 +70,7 @@ async function readLayer<T>(
     const perNamespace = await withTimeout(
       Promise.all(
         namespaces.map((namespace) =>
-          listAll((cont) => list(namespace, cont)).catch((err: unknown) => {
+          listAllPages((cont) => list(namespace, cont)).catch((err: unknown) => {
             throw new Error(`${operation}(${namespace}): ${describeKubeError(err)}`);
           }),
         ),
