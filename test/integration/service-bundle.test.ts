@@ -1,18 +1,55 @@
-import { jsonOf } from '../support/json.js';
 /**
  * The container path without a Docker engine: bundle each service exactly as its Dockerfile does, run
- * the bundle as a separate Node process against the Kubernetes API simulator, call it, and stop it with
- * SIGTERM (graceful shutdown must exit 0).
+ * the bundle as a separate Node process against local stand-ins (Kubernetes API simulator, dynalite,
+ * s3rver), call it, and stop it with SIGTERM (graceful shutdown must exit 0).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleService, CLUSTER_SERVICES } from '../../cluster/build.js';
+import { bundleService, CLUSTER_SERVICES, type ClusterServiceName } from '../../cluster/build.js';
 import { signEnvelope } from '../../lambda/shared/envelope.js';
+import { startLocalDynamo, type LocalDynamo } from '../../lib/local/dynamodb.js';
 import { startKubeApiSimulator, type KubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
+import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../../lib/local/s3.js';
 
 const KEY = 'bundle-test-key-0123456789abcdef0123';
+
+interface Stack {
+  dir: string;
+  sim: KubeApiSimulator;
+  dynamo: LocalDynamo;
+  s3: LocalS3;
+}
+
+/** What each service needs in its environment, and one authenticated call that proves it serves. */
+const SERVICES: Record<
+  ClusterServiceName,
+  { env: (s: Stack) => Record<string, string>; probe: { path: string; signed: boolean } }
+> = {
+  'health-monitor': {
+    env: (s) => ({ SIGNING_KEY: KEY, KUBECONFIG: join(s.dir, 'kubeconfig') }),
+    probe: { path: '/', signed: true },
+  },
+  'manifest-processor': {
+    env: (s) => ({ SIGNING_KEY: KEY, KUBECONFIG: join(s.dir, 'kubeconfig') }),
+    probe: { path: '/api/v1/jobs', signed: true },
+  },
+  'cost-monitor': {
+    // No envelope by design (seed 000): a NetworkPolicy confines it to manifest-processor.
+    env: (s) => ({
+      ...s.dynamo.env,
+      COST_REPORTS_BUCKET: 'cost-reports',
+      AWS_ENDPOINT_URL_DYNAMODB: s.dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s.s3.endpoint,
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      AWS_S3_FORCE_PATH_STYLE: 'true',
+      OPENCOST_URL: 'http://127.0.0.1:9',
+    }),
+    probe: { path: '/internal/reports', signed: false },
+  },
+};
 
 function waitForListening(child: ChildProcessWithoutNullStreams): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -28,61 +65,69 @@ function waitForListening(child: ChildProcessWithoutNullStreams): Promise<string
   });
 }
 
-describe.each(CLUSTER_SERVICES)('%s bundle', (service) => {
-  let dir: string;
-  let sim: KubeApiSimulator;
+describe('service bundles', () => {
+  const stack = {} as Stack;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), `bundle-${service}-`));
-    sim = await startKubeApiSimulator();
-    writeFileSync(join(dir, 'kubeconfig'), sim.kubeConfigYaml());
-    const result = await bundleService(service, dir);
-    expect(result.errors).toEqual([]);
-  }, 60_000);
+    stack.dir = mkdtempSync(join(tmpdir(), 'bundles-'));
+    stack.sim = await startKubeApiSimulator();
+    stack.dynamo = await startLocalDynamo();
+    stack.s3 = await startLocalS3({ buckets: ['cost-reports'] });
+    writeFileSync(join(stack.dir, 'kubeconfig'), stack.sim.kubeConfigYaml());
+  });
 
   afterAll(async () => {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.sim.close();
+    await stack.dynamo.close();
+    await stack.s3.close();
+    rmSync(stack.dir, { recursive: true, force: true });
   });
 
-  test('starts as its own process, serves, and shuts down gracefully on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--enable-source-maps', join(dir, `${service}.mjs`)], {
-      env: {
-        PATH: process.env.PATH,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        SIGNING_KEY: KEY,
-        KUBECONFIG: join(dir, 'kubeconfig'),
-        REGION: 'us-east-1',
-      },
-    });
-    try {
-      const base = await waitForListening(child);
-      expect((await fetch(`${base}/healthz`)).status).toBe(200);
-      const unsigned = await fetch(`${base}/`);
-      expect([unsigned.status, await jsonOf(unsigned)]).toEqual([403, { detail: 'Forbidden' }]);
-      const signed = await fetch(`${base}/`, {
-        headers: signEnvelope({ key: KEY, method: 'GET', target: '/' }),
+  describe.each(CLUSTER_SERVICES)('%s', (service) => {
+    beforeAll(async () => {
+      const result = await bundleService(service, join(stack.dir, service));
+      expect(result.errors).toEqual([]);
+    }, 60_000);
+
+    const bundle = () => join(stack.dir, service, `${service}.mjs`);
+
+    test('starts as its own process, serves, and shuts down gracefully on SIGTERM', async () => {
+      const { env, probe } = SERVICES[service];
+      const child = spawn(process.execPath, ['--enable-source-maps', bundle()], {
+        env: {
+          PATH: process.env.PATH,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          REGION: 'us-east-1',
+          AWS_REGION: 'us-east-1',
+          ...env(stack),
+        },
       });
-      expect(signed.status).toBe(200);
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-  });
-
-  test('a configuration error is one clear line and exit code 1', async () => {
-    const child = spawn(process.execPath, [join(dir, `${service}.mjs`)], {
-      env: { PATH: process.env.PATH, PORT: '0', KUBECONFIG: join(dir, 'kubeconfig') },
+      try {
+        const base = await waitForListening(child);
+        expect((await fetch(`${base}/healthz`)).status).toBe(200);
+        if (probe.signed) {
+          const unsigned = await fetch(`${base}${probe.path}`);
+          expect(unsigned.status).toBe(403);
+        }
+        const headers = probe.signed ? signEnvelope({ key: KEY, method: 'GET', target: probe.path }) : {};
+        expect((await fetch(`${base}${probe.path}`, { headers })).status).toBe(200);
+        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
     });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    expect(code).toBe(1);
-    const line = JSON.parse(err.trim()) as { level: string; message: string };
-    expect(line.level).toBe('fatal');
-    expect(line.message).toMatch(/SIGNING_KEY/);
+
+    test('a configuration error is one clear line and exit code 1', async () => {
+      const child = spawn(process.execPath, [bundle()], { env: { PATH: process.env.PATH, PORT: '0' } });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code).toBe(1);
+      const line = JSON.parse(err.trim()) as { level: string; message: string };
+      expect(line).toMatchObject({ level: 'fatal', message: expect.stringMatching(/^startup failed: /) });
+    });
   });
 });

@@ -1,0 +1,141 @@
+/**
+ * Exactly-once claims of scheduled report windows in the regional cost-reports table (TABLES.costReports).
+ *
+ * One item per (region, window), pk `report_key`. A replica writes a window's report only after a
+ * conditional Put succeeds: the item must be absent, or a claim whose lease (`expires_at`, epoch seconds)
+ * has passed — so a winner that crashed before writing S3 loses the window only for one lease. The winner
+ * marks the item `written` with a long `expires_at` (DynamoDB TTL then removes it after the retention).
+ * Checking the lease in the condition (not relying on TTL deletion, which can lag for days) keeps takeover
+ * timely.
+ */
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { TABLES } from '../../../lib/tables.js';
+import { rfc3339 } from './opencost.js';
+import type { ReportWindow } from './report.js';
+
+export type ClaimOutcome =
+  | { won: true }
+  | { won: false; status: 'written' | 'claimed' | 'unknown'; owner: string | undefined; s3Key?: string };
+
+export interface WindowClaimsOptions {
+  table: string;
+  region: string;
+  /** Identifies this replica in the claim (pod name in production). */
+  owner: string;
+  /** How long a claim blocks other replicas before it may be taken over. */
+  leaseSeconds?: number;
+  /** How long a `written` record is kept (it only has to outlive the windows a scheduler still looks at). */
+  retentionSeconds?: number;
+}
+
+const PK = TABLES.costReports.partitionKey.name;
+const TTL = TABLES.costReports.ttlAttribute;
+
+export class WindowClaims {
+  readonly leaseSeconds: number;
+  private readonly retentionSeconds: number;
+
+  constructor(
+    private readonly dynamo: DynamoDBClient,
+    private readonly opts: WindowClaimsOptions,
+  ) {
+    this.leaseSeconds = opts.leaseSeconds ?? 300;
+    this.retentionSeconds = opts.retentionSeconds ?? 7 * 86_400;
+  }
+
+  /** `scheduled#<region>#<start>#<end>`: the table is regional, the region keeps keys unambiguous anyway. */
+  reportKey(window: ReportWindow): string {
+    return `scheduled#${this.opts.region}#${rfc3339(window.start)}#${rfc3339(window.end)}`;
+  }
+
+  async claim(window: ReportWindow, now: Date): Promise<ClaimOutcome> {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    try {
+      await this.dynamo.send(
+        new PutItemCommand({
+          TableName: this.opts.table,
+          Item: {
+            [PK]: { S: this.reportKey(window) },
+            status: { S: 'claimed' },
+            owner: { S: this.opts.owner },
+            region: { S: this.opts.region },
+            window_start: { S: rfc3339(window.start) },
+            window_end: { S: rfc3339(window.end) },
+            claimed_at: { S: now.toISOString() },
+            [TTL]: { N: String(nowSeconds + this.leaseSeconds) },
+          },
+          ConditionExpression: `attribute_not_exists(#pk) OR (#status = :claimed AND #ttl < :now)`,
+          ExpressionAttributeNames: { '#pk': PK, '#status': 'status', '#ttl': TTL },
+          ExpressionAttributeValues: { ':claimed': { S: 'claimed' }, ':now': { N: String(nowSeconds) } },
+        }),
+      );
+      return { won: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const current = await this.dynamo.send(
+      new GetItemCommand({
+        TableName: this.opts.table,
+        Key: { [PK]: { S: this.reportKey(window) } },
+        ConsistentRead: true,
+      }),
+    );
+    const status = current.Item?.status?.S;
+    return {
+      won: false,
+      status: status === 'written' || status === 'claimed' ? status : 'unknown',
+      owner: current.Item?.owner?.S,
+      ...(current.Item?.s3_key?.S ? { s3Key: current.Item.s3_key.S } : {}),
+    };
+  }
+
+  /** Marks the window written. False when another replica took the claim over meanwhile (harmless: same key). */
+  async complete(window: ReportWindow, s3Key: string, now: Date): Promise<boolean> {
+    try {
+      await this.dynamo.send(
+        new UpdateItemCommand({
+          TableName: this.opts.table,
+          Key: { [PK]: { S: this.reportKey(window) } },
+          UpdateExpression: 'SET #status = :written, s3_key = :key, written_at = :at, #ttl = :ttl',
+          ConditionExpression: '#owner = :me',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL, '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':written': { S: 'written' },
+            ':key': { S: s3Key },
+            ':at': { S: now.toISOString() },
+            ':ttl': { N: String(Math.floor(now.getTime() / 1000) + this.retentionSeconds) },
+            ':me': { S: this.opts.owner },
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Gives a claim back after a failed attempt so the window can be retried without waiting for the lease. */
+  async release(window: ReportWindow): Promise<void> {
+    try {
+      await this.dynamo.send(
+        new DeleteItemCommand({
+          TableName: this.opts.table,
+          Key: { [PK]: { S: this.reportKey(window) } },
+          ConditionExpression: '#owner = :me AND #status = :claimed',
+          ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
+          ExpressionAttributeValues: { ':me': { S: this.opts.owner }, ':claimed': { S: 'claimed' } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}

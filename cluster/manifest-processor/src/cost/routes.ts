@@ -1,0 +1,108 @@
+/**
+ * The /api/v1/cost operations of manifest-processor (seed 000): the authenticated front of cost-monitor.
+ * The HMAC envelope is verified here like on every manifest-processor route; the calls then go to
+ * cost-monitor over verified TLS. Answers: cost-monitor's body with 200 (the seed's error table gives 201
+ * only to cost-monitor's own POST), its 422s as they are, 502 when it is unreachable, fails TLS
+ * verification, answers malformed or with an error, 504 when it does not answer in time.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { Type } from 'typebox';
+import { HttpError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
+import { CostMonitorError, type CostMonitorClient, type CostMonitorReply } from './client.js';
+
+export const ListCostReportsQuery = Type.Object({
+  adhoc: Type.Boolean({ default: false, description: 'List ad-hoc reports instead of scheduled ones' }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 50,
+    description: 'Most recent reports to return',
+  }),
+});
+
+export const CostReportRequest = Type.Object(
+  {
+    include_rows: Type.Boolean({
+      default: false,
+      description: 'Include normalized allocation rows in the response',
+    }),
+    window_hours: Type.Integer({
+      minimum: 1,
+      maximum: 168,
+      default: 24,
+      description: 'Trailing window in hours',
+    }),
+  },
+  { title: 'CostReportRequest' },
+);
+
+export interface CostRoutesDeps {
+  client: CostMonitorClient;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Turns a cost-monitor call into this route's answer body, or throws the HttpError to answer with. */
+async function forward(log: FastifyBaseLogger, call: () => Promise<CostMonitorReply>): Promise<unknown> {
+  let reply: CostMonitorReply;
+  try {
+    reply = await call();
+  } catch (error) {
+    if (error instanceof CostMonitorError) {
+      // The reason (TLS, DNS, refused…) goes to the log; callers learn only which side failed.
+      log.warn({ err: error, kind: error.kind }, 'cost-monitor call failed');
+      if (error.kind === 'timeout') throw new HttpError(504, 'cost-monitor did not answer in time');
+      throw new HttpError(502, 'cost-monitor unavailable');
+    }
+    throw error;
+  }
+  if (reply.status >= 200 && reply.status < 300 && isRecord(reply.body)) return reply.body;
+  // The bodies are validated identically on both sides, so a 422 from cost-monitor is the caller's.
+  if (reply.status === 422 && isRecord(reply.body)) throw new HttpError(422, reply.body.detail);
+  const detail =
+    isRecord(reply.body) && typeof reply.body.detail === 'string' ? reply.body.detail : undefined;
+  log.warn({ status: reply.status, detail }, 'cost-monitor answered with an error');
+  throw new HttpError(502, detail ? `cost-monitor: ${detail}` : `cost-monitor answered HTTP ${reply.status}`);
+}
+
+export function registerCostRoutes(app: ServiceApp, deps: CostRoutesDeps): void {
+  const { client } = deps;
+  app.addHook('onClose', async () => client.close());
+
+  app.get(
+    '/api/v1/cost/reports',
+    {
+      schema: {
+        operationId: 'list_cost_reports_api_v1_cost_reports_get',
+        summary: 'Most recent cost report objects of this region (scheduled, or ad-hoc with adhoc=true)',
+        querystring: ListCostReportsQuery,
+      },
+    },
+    async (request) => forward(request.log, () => client.listReports(request.query, request.id)),
+  );
+
+  app.post(
+    '/api/v1/cost/reports',
+    {
+      schema: {
+        operationId: 'generate_cost_report_api_v1_cost_reports_post',
+        summary: 'Generate an ad-hoc cost report of the trailing window',
+        body: CostReportRequest,
+      },
+    },
+    async (request) => forward(request.log, () => client.generateReport(request.body, request.id)),
+  );
+
+  app.get(
+    '/api/v1/cost/status',
+    {
+      schema: {
+        operationId: 'get_cost_status_api_v1_cost_status_get',
+        summary: 'Cost monitoring status of the region, including cost-data source health',
+      },
+    },
+    async (request) => forward(request.log, () => client.status(request.id)),
+  );
+}
