@@ -6,7 +6,12 @@ import { build, type BuildResult } from 'esbuild';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLUSTER_SERVICES = ['health-monitor', 'manifest-processor', 'cost-monitor'] as const;
+export const CLUSTER_SERVICES = [
+  'health-monitor',
+  'manifest-processor',
+  'inference-proxy',
+  'cost-monitor',
+] as const;
 export type ClusterServiceName = (typeof CLUSTER_SERVICES)[number];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -12,6 +12,10 @@ declare module 'fastify' {
     /** The exact request body bytes; undefined when the request had no body. */
     rawBody: Buffer | undefined;
   }
+  interface FastifyContextConfig {
+    /** The route forwards the body as bytes (a proxy): never JSON-decode it, whatever its content type. */
+    rawBody?: boolean;
+  }
 }
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
@@ -31,6 +35,7 @@ export function registerRawBodyParser(app: FastifyInstance): void {
 
 /** preValidation step: turn a JSON body's bytes into a value for schema validation (422 json_invalid on bad JSON). */
 export function decodeJsonBody(request: FastifyRequest): void {
+  if (request.routeOptions.config.rawBody) return;
   const raw = request.rawBody;
   if (raw === undefined || raw.length === 0 || !isJsonContentType(request.headers['content-type'])) return;
   try {

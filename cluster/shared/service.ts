@@ -11,6 +11,8 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
@@ -61,6 +63,15 @@ export interface Service {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Errors Fastify raises before routing (a malformed percent-escape in the URL) keep the {"detail"} shape. */
+const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, _request, reply) => {
+  // This hook's reply is typed generically over route schemas it never has; a plain reply is what it is.
+  const plain = reply as unknown as FastifyReply;
+  void plain
+    .code(error.statusCode ?? 400)
+    .send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'Malformed request URL' : error.message });
+};
+
 function validationBody(items: ValidationErrorItem[]): { detail: ValidationErrorItem[] } {
   return { detail: items };
 }
@@ -79,6 +90,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     forceCloseConnections: 'idle' as const,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false },
+    frameworkErrors,
   };
   // Fastify types an HTTPS instance apart from an HTTP one; every request/response API the services use
   // is the same, so both are handled as one ServiceApp type.

@@ -12,6 +12,7 @@ import { signEnvelope } from '../../lambda/shared/envelope.js';
 import { startLocalDynamo, type LocalDynamo } from '../../lib/local/dynamodb.js';
 import { startKubeApiSimulator, type KubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
 import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../../lib/local/s3.js';
+import { createTestCa } from '../../lib/local/tls.js';
 
 const KEY = 'bundle-test-key-0123456789abcdef0123';
 
@@ -34,6 +35,17 @@ const SERVICES: Record<
   'manifest-processor': {
     env: (s) => ({ SIGNING_KEY: KEY, KUBECONFIG: join(s.dir, 'kubeconfig') }),
     probe: { path: '/api/v1/jobs', signed: true },
+  },
+  'inference-proxy': {
+    env: (s) => ({
+      ...s.dynamo.env,
+      SIGNING_KEY: KEY,
+      INTERNAL_CA_FILE: join(s.dir, 'internal-ca.pem'),
+      DYNAMODB_ENDPOINT: s.dynamo.endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    }),
+    probe: { path: '/', signed: true },
   },
   'cost-monitor': {
     // No envelope by design (seed 000): a NetworkPolicy confines it to manifest-processor.
@@ -74,6 +86,7 @@ describe('service bundles', () => {
     stack.dynamo = await startLocalDynamo();
     stack.s3 = await startLocalS3({ buckets: ['cost-reports'] });
     writeFileSync(join(stack.dir, 'kubeconfig'), stack.sim.kubeConfigYaml());
+    writeFileSync(join(stack.dir, 'internal-ca.pem'), createTestCa().cert);
   });
 
   afterAll(async () => {

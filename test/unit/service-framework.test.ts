@@ -444,3 +444,15 @@ describe('cluster service framework over TLS', () => {
     }
   });
 });
+
+describe('cluster service framework: framework-level errors', () => {
+  test('a malformed percent-escape answers 400 {"detail"}', async () => {
+    const h = await makeService();
+    try {
+      const res = await h.service.app.inject({ method: 'GET', url: '/api/v1/jobs%zz' });
+      expect([res.statusCode, res.json()]).toEqual([400, { detail: 'Malformed request URL' }]);
+    } finally {
+      await h.service.app.close();
+    }
+  });
+});

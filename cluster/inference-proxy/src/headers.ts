@@ -1,0 +1,107 @@
+/**
+ * Header hygiene for both directions of the proxy (RFC 9110 §7.6.1): hop-by-hop headers and anything the
+ * Connection header names stay on their hop; the envelope and the caller's credentials never reach a
+ * model server; the proxy adds the usual forwarding headers and the request id.
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { isEnvelopeHeader } from '../../../lambda/shared/envelope.js';
+
+export const TARGET_HEADER = 'x-gco-inference-target';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** Request headers that are not hop-by-hop but must still not be copied verbatim. */
+const REQUEST_DROPPED = new Set([
+  'host', // set by the upstream request from the target service
+  'authorization', // the caller's credentials are for the edge, not for the model
+  'content-length', // recomputed from the forwarded bytes
+  'expect', // the body is already read; a 100-continue handshake has nothing left to gate
+  'x-request-id', // replaced by this request's id
+]);
+
+/** Response headers the proxy sets itself. */
+const RESPONSE_DROPPED = new Set(['x-request-id', TARGET_HEADER]);
+
+function connectionListed(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  const names = new Set<string>();
+  if (typeof value !== 'string') return names;
+  for (const token of value.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name) names.add(name);
+  }
+  return names;
+}
+
+export interface ForwardContext {
+  requestId: string;
+  /** Address of the peer that connected to this proxy (the load balancer, or the caller locally). */
+  remoteAddress: string | undefined;
+  /** Scheme the peer used to reach this proxy. */
+  protocol: 'http' | 'https';
+  /** `/inference/<name>`: lets a model server build absolute links back through the proxy. */
+  prefix: string;
+  /** Bytes of the forwarded body; undefined when there is none. */
+  bodyLength: number | undefined;
+  method: string;
+}
+
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  ctx: ForwardContext,
+): OutgoingHttpHeaders {
+  const listed = connectionListed(incoming);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined) continue;
+    if (HOP_BY_HOP.has(name) || REQUEST_DROPPED.has(name) || listed.has(name) || isEnvelopeHeader(name)) {
+      continue;
+    }
+    out[name] = value;
+  }
+  const priorFor = incoming['x-forwarded-for'];
+  const chain = Array.isArray(priorFor) ? priorFor.join(', ') : priorFor;
+  if (ctx.remoteAddress) {
+    out['x-forwarded-for'] = chain ? `${chain}, ${ctx.remoteAddress}` : ctx.remoteAddress;
+  }
+  // The load balancer already set proto/host for the original client; keep them when present.
+  out['x-forwarded-proto'] ??= ctx.protocol;
+  if (incoming.host) out['x-forwarded-host'] ??= incoming.host;
+  out['x-forwarded-prefix'] = ctx.prefix;
+  out['x-request-id'] = ctx.requestId;
+  if (ctx.bodyLength !== undefined) out['content-length'] = String(ctx.bodyLength);
+  else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') out['content-length'] = '0';
+  return out;
+}
+
+/**
+ * Response headers to relay, as a flat raw list so repeated headers (Set-Cookie, Link…) and the model
+ * server's spelling survive unchanged.
+ */
+export function downstreamResponseHeaders(
+  rawHeaders: readonly string[],
+  headers: IncomingHttpHeaders,
+  extra: Record<string, string>,
+): string[] {
+  const listed = connectionListed(headers);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? '';
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || RESPONSE_DROPPED.has(lower) || listed.has(lower)) continue;
+    out.push(name, rawHeaders[i + 1] ?? '');
+  }
+  for (const [name, value] of Object.entries(extra)) out.push(name, value);
+  return out;
+}

@@ -1,0 +1,155 @@
+/**
+ * HTTPS client of the model servers. Trusts only the cluster internal CA (the `ca` option replaces the
+ * public roots), keeps connections alive between requests, and turns every way a request can fail
+ * before the response headers arrive into a typed UpstreamError the route maps to 502 or 504.
+ */
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { Agent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { UpstreamTarget } from './endpoint.js';
+
+export type UpstreamFailure =
+  'refused' | 'reset' | 'tls' | 'dns' | 'unreachable' | 'timeout' | 'client_closed';
+
+/** Caller-safe wording per failure (the host and the raw error go to the log only). */
+export const FAILURE_WORDING: Record<UpstreamFailure, string> = {
+  refused: 'connection refused',
+  reset: 'connection reset',
+  tls: 'TLS verification failed',
+  dns: 'name resolution failed',
+  unreachable: 'connection failed',
+  timeout: 'no response in time',
+  client_closed: 'client closed the request',
+};
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly failure: UpstreamFailure,
+    message: string,
+    readonly code: string | undefined = undefined,
+    /** A pooled connection was closed by the server before it read this request: safe to send again. */
+    readonly staleConnection = false,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS|ERR_SSL|EPROTO/;
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+export function classify(error: NodeJS.ErrnoException, reusedSocket: boolean): UpstreamError {
+  const code = error.code;
+  let failure: UpstreamFailure = 'unreachable';
+  if (code === 'ECONNREFUSED') failure = 'refused';
+  else if (code === 'ECONNRESET' || code === 'EPIPE') failure = 'reset';
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') failure = 'dns';
+  else if (code !== undefined && TLS_CODE.test(code)) failure = 'tls';
+  return new UpstreamError(
+    failure,
+    error.message,
+    code,
+    reusedSocket && code !== undefined && STALE_CODES.has(code),
+  );
+}
+
+export interface UpstreamRequest {
+  target: UpstreamTarget;
+  method: string;
+  /** Raw path plus raw query, exactly as forwarded. */
+  path: string;
+  headers: OutgoingHttpHeaders;
+  body: Buffer | undefined;
+  /** Aborts the attempt when the caller goes away. */
+  signal: AbortSignal;
+}
+
+export interface UpstreamExchange {
+  request: ClientRequest;
+  response: IncomingMessage;
+}
+
+export interface UpstreamClientOptions {
+  /** PEM bundle of the internal CA. */
+  ca: string | Buffer;
+  /** Deadline from the first attempt to the response headers. */
+  headersTimeoutMs: number;
+}
+
+export class UpstreamClient {
+  private readonly agent: Agent;
+  private readonly headersTimeoutMs: number;
+
+  constructor(opts: UpstreamClientOptions) {
+    if (String(opts.ca).trim() === '') throw new Error('internal CA bundle is empty');
+    this.headersTimeoutMs = opts.headersTimeoutMs;
+    this.agent = new Agent({ keepAlive: true, ca: opts.ca, rejectUnauthorized: true, scheduling: 'lifo' });
+  }
+
+  /**
+   * Sends the request and resolves once the response headers are in; the body is left unread for the
+   * caller to stream. A pooled connection the server had already closed is retried once on a fresh one
+   * (the body is in memory, and the server never saw the first attempt).
+   */
+  async send(r: UpstreamRequest): Promise<UpstreamExchange> {
+    const deadline = Date.now() + this.headersTimeoutMs;
+    try {
+      return await this.attempt(r, this.headersTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || !error.staleConnection) throw error;
+      return this.attempt(r, Math.max(1, deadline - Date.now()));
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private attempt(r: UpstreamRequest, timeoutMs: number): Promise<UpstreamExchange> {
+    return new Promise<UpstreamExchange>((resolve, reject) => {
+      if (r.signal.aborted) {
+        reject(new UpstreamError('client_closed', 'client closed the request before forwarding'));
+        return;
+      }
+      const req = httpsRequest({
+        host: r.target.host,
+        port: r.target.port,
+        method: r.method,
+        path: r.path,
+        headers: r.headers,
+        agent: this.agent,
+        // Verify the service name in the certificate; IP literals are checked against IP SANs instead.
+        ...(isIP(r.target.host) === 0 ? { servername: r.target.host } : {}),
+      });
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+        r.signal.removeEventListener('abort', onAbort);
+      };
+      const fail = (error: UpstreamError) => {
+        if (settled) return;
+        settle();
+        req.destroy();
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => fail(new UpstreamError('timeout', `no response headers within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onAbort = () => fail(new UpstreamError('client_closed', 'client closed the request'));
+      r.signal.addEventListener('abort', onAbort, { once: true });
+      // Stays attached for the life of the request, so a failure while streaming is never unhandled.
+      req.on('error', (error: NodeJS.ErrnoException) => fail(classify(error, req.reusedSocket)));
+      req.on('response', (response) => {
+        if (settled) {
+          response.resume();
+          return;
+        }
+        settle();
+        resolve({ request: req, response });
+      });
+      req.end(r.body);
+    });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Central job queue of manifest-processor (docs/queue.md). `createQueue()` builds the store, worker and
+ * route dependencies from a QueueConfig; the app registers the routes, the readiness check and onClose.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ReadinessCheck } from '../../../shared/probes.js';
+import type { ValidationPolicy } from '../policy/index.js';
+import type { QueueConfig } from './config.js';
+import { KubeJobDispatcher, type JobDispatcher } from './dispatcher.js';
+import type { QueueRouteDeps } from './routes.js';
+import { Ec2SpotPriceSource, type SpotPriceSource } from './spot-prices.js';
+import { QueueStore } from './store.js';
+import { QueueWorker } from './worker.js';
+
+export { loadQueueConfig, QUEUE_DEFAULTS, defaultWorkerId, type QueueConfig } from './config.js';
+export { decodeCursor, encodeCursor } from './cursor.js';
+export {
+  DispatchError,
+  KubeJobDispatcher,
+  kubernetesManifest,
+  kubernetesName,
+  QUEUE_JOB_LABEL,
+  type JobDispatcher,
+  type ObservedJob,
+  type ObservedState,
+} from './dispatcher.js';
+export { canonicalJson, requestHash } from './idempotency.js';
+export { jobView, type JobView, type K8sRef, type QueuedJob } from './record.js';
+export { cancelQueuedJob, registerQueueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
+export { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
+export { Ec2SpotPriceSource, formatPrice, spotWaitReason, type SpotPriceSource } from './spot-prices.js';
+export { QueueStore, type QueueStats } from './store.js';
+export { QueueWorker, type PassResult, type QueueWorkerOptions } from './worker.js';
+
+export interface QueueOptions {
+  config: QueueConfig;
+  /** Client of the global region, where the central table lives. */
+  dynamodb: DynamoDBClient;
+  kubeConfig: KubeConfig;
+  policy: ValidationPolicy;
+  spotPrices?: SpotPriceSource;
+  dispatcher?: JobDispatcher;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface Queue {
+  readonly config: QueueConfig;
+  readonly store: QueueStore;
+  readonly worker: QueueWorker;
+  /** For registerQueueRoutes(app, routeDeps). */
+  readonly routeDeps: QueueRouteDeps;
+  /** For createService({ readiness }): the worker task, only when it runs continuously. */
+  readonly readiness: Record<string, ReadinessCheck>;
+  /** Starts the continuous worker when CENTRAL_QUEUE_WORKER_ENABLED is set. */
+  start(): void;
+  /** For createService({ onClose }). */
+  close(): Promise<void>;
+}
+
+export function createQueue(opts: QueueOptions): Queue {
+  const { config } = opts;
+  const store = new QueueStore(opts.dynamodb, config.tableName);
+  const ownSpotSource = opts.spotPrices ? undefined : new Ec2SpotPriceSource({ cacheMs: config.spotCacheMs });
+  const worker = new QueueWorker({
+    store,
+    dispatcher: opts.dispatcher ?? new KubeJobDispatcher(opts.kubeConfig),
+    spotPrices: opts.spotPrices ?? ownSpotSource!,
+    policy: opts.policy,
+    region: config.region,
+    workerId: config.workerId,
+    leaseMs: config.leaseMs,
+    maxAttempts: config.maxAttempts,
+    pollIntervalMs: config.pollIntervalMs,
+    batchSize: config.batchSize,
+    spotRecheckMs: config.spotRecheckMs,
+    retentionDays: config.retentionDays,
+    maxConsecutiveFailures: config.maxConsecutiveFailures,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.logger ? { logger: opts.logger.child({ component: 'queue-worker' }) } : {}),
+  });
+  return {
+    config,
+    store,
+    worker,
+    routeDeps: {
+      store,
+      policy: opts.policy,
+      worker,
+      idempotencyTtlHours: config.idempotencyTtlHours,
+      retentionDays: config.retentionDays,
+      ...(opts.now ? { now: opts.now } : {}),
+    },
+    readiness: config.workerEnabled ? { queue_worker: () => worker.running } : {},
+    start() {
+      if (config.workerEnabled) worker.start();
+    },
+    async close() {
+      await worker.stop();
+      ownSpotSource?.destroy();
+    },
+  };
+}

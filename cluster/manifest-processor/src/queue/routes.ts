@@ -1,0 +1,209 @@
+/** The /api/v1/queue/* operations of manifest-processor (seed 000). */
+import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
+import type { ValidationPolicy } from '../policy/index.js';
+import { QUEUE_DEFAULTS } from './config.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { jobView, type QueuedJob } from './record.js';
+import {
+  CancelQuery,
+  JobIdPath,
+  ListQueuedJobsQuery,
+  PollQuery,
+  QueuedJobRequest,
+  SubmitHeaders,
+} from './schemas.js';
+import { finishedAttributes, type QueueStore } from './store.js';
+import { submitJob } from './submission.js';
+import type { QueueWorker } from './worker.js';
+
+export interface QueueRouteDeps {
+  store: QueueStore;
+  /** The same policy instance as the manifest routes (front-door checks are shared). */
+  policy: ValidationPolicy;
+  /** POST /queue/poll runs one pass of this worker (whether or not it also runs continuously). */
+  worker: QueueWorker;
+  idempotencyTtlHours?: number;
+  retentionDays?: number;
+  now?: () => number;
+}
+
+/** Header set on answers to POST /queue/jobs with an Idempotency-Key: true when it is a replay. */
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+export async function cancelQueuedJob(
+  store: QueueStore,
+  jobId: string,
+  reason: string | undefined,
+  now: number,
+  retentionDays: number,
+): Promise<QueuedJob> {
+  const cancelled = await store.transition(jobId, {
+    expect: { status: 'queued', claimed_by: null },
+    set: {
+      ...finishedAttributes('cancelled', now, retentionDays),
+      cancel_reason: reason ?? null,
+      waiting_reason: null,
+    },
+    now,
+  });
+  if (cancelled) return cancelled;
+  const current = await store.getJob(jobId);
+  if (!current) throw notFound(`Queued job ${jobId} not found`);
+  if (current.status === 'cancelled') return current; // a repeated DELETE is not an error
+  const by = current.claimed_by ? ` by worker ${current.claimed_by}` : '';
+  throw new HttpError(
+    409,
+    `Queued job ${jobId} is ${current.status}${current.status === 'claimed' ? by : ''}; only unclaimed queued jobs can be cancelled`,
+  );
+}
+
+export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void {
+  const now = deps.now ?? Date.now;
+  const retentionDays = deps.retentionDays ?? QUEUE_DEFAULTS.retentionDays;
+
+  app.post(
+    '/api/v1/queue/jobs',
+    {
+      schema: {
+        operationId: 'submit_job_to_queue_api_v1_queue_jobs_post',
+        summary:
+          'Queue one validated batch/v1 Job exactly once (Idempotency-Key: same key and body replay the job, another body is 409)',
+        headers: SubmitHeaders,
+        body: QueuedJobRequest,
+      },
+    },
+    async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      const { job, replay } = await submitJob(
+        {
+          store: deps.store,
+          policy: deps.policy,
+          idempotencyTtlHours: deps.idempotencyTtlHours ?? QUEUE_DEFAULTS.idempotencyTtlHours,
+        },
+        request.body,
+        key,
+        now(),
+      );
+      request.log.info({ job_id: job.job_id, replay, target_region: job.target_region }, 'job queued');
+      if (key !== undefined) reply.header(REPLAY_HEADER, String(replay));
+      return reply.code(200).send({ ...jobView(job), idempotent_replay: replay });
+    },
+  );
+
+  app.get(
+    '/api/v1/queue/jobs',
+    {
+      schema: {
+        operationId: 'list_queued_jobs_api_v1_queue_jobs_get',
+        summary: 'Queued jobs, newest first; pass next_cursor back as cursor for the next page',
+        querystring: ListQueuedJobsQuery,
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const startKey = q.cursor === undefined ? undefined : decodeCursor(q.cursor, q.target_region);
+      let page;
+      try {
+        page = await deps.store.list({
+          targetRegion: q.target_region,
+          status: q.status,
+          namespace: q.namespace,
+          limit: q.limit,
+          startKey,
+        });
+      } catch (error) {
+        // A well-formed cursor can still point outside the index (DynamoDB says so): still the caller's.
+        if (startKey && error instanceof Error && error.name === 'ValidationException') {
+          throw new RequestValidationError([
+            {
+              loc: ['query', 'cursor'],
+              msg: 'Value error, invalid cursor: not a position of this listing',
+              type: 'value_error',
+              input: q.cursor,
+            },
+          ]);
+        }
+        throw error;
+      }
+      return {
+        jobs: page.jobs.map((job) => jobView(job, { manifest: false })),
+        count: page.jobs.length,
+        limit: q.limit,
+        next_cursor: encodeCursor(page.nextKey),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/queue/jobs/:job_id',
+    {
+      schema: {
+        operationId: 'get_queued_job_api_v1_queue_jobs__job_id__get',
+        summary: 'One queued job with its manifest, state, lease, waiting reason and Kubernetes Job',
+        params: JobIdPath,
+      },
+    },
+    async (request) => {
+      const job = await deps.store.getJob(request.params.job_id);
+      if (!job) throw notFound(`Queued job ${request.params.job_id} not found`);
+      return jobView(job);
+    },
+  );
+
+  app.delete(
+    '/api/v1/queue/jobs/:job_id',
+    {
+      schema: {
+        operationId: 'cancel_queued_job_api_v1_queue_jobs__job_id__delete',
+        summary: 'Cancel a job while it is unclaimed in the queue (409 once a worker claimed it)',
+        params: JobIdPath,
+        querystring: CancelQuery,
+      },
+    },
+    async (request) => {
+      const job = await cancelQueuedJob(
+        deps.store,
+        request.params.job_id,
+        request.query.reason,
+        now(),
+        retentionDays,
+      );
+      return jobView(job);
+    },
+  );
+
+  app.post(
+    '/api/v1/queue/poll',
+    {
+      schema: {
+        operationId: 'poll_and_process_jobs_api_v1_queue_poll_post',
+        summary: "Run one queue-worker pass for this processor's region now",
+        querystring: PollQuery,
+      },
+    },
+    async (request) => {
+      const result = await deps.worker.pollOnce(request.query.limit);
+      request.log.info(
+        {
+          dispatched: result.dispatched.length,
+          requeued: result.requeued.length,
+          waiting: result.waiting.length,
+        },
+        'queue poll',
+      );
+      return result;
+    },
+  );
+
+  app.get(
+    '/api/v1/queue/stats',
+    {
+      schema: {
+        operationId: 'get_queue_stats_api_v1_queue_stats_get',
+        summary: 'Queued job counts by region and status',
+      },
+    },
+    async () => ({ ...(await deps.store.stats()), generated_at: new Date(now()).toISOString() }),
+  );
+}

@@ -1,0 +1,96 @@
+/** Request schemas of the central job queue operations (seed 000: QueuedJobRequest, /api/v1/queue/*). */
+import { Type, type Static } from 'typebox';
+import { Nullable, StringEnum } from '../../../shared/schema.js';
+
+/** Queue states (docs/queue.md has the diagram). */
+export const QUEUE_STATUSES = [
+  'queued',
+  'claimed',
+  'dispatched',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+] as const;
+export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+/** Default namespace of a queued job (seed 000 QueuedJobRequest). */
+export const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
+
+export const QueuedJobRequest = Type.Object(
+  {
+    manifest: Type.Record(Type.String(), Type.Unknown(), { description: 'batch/v1 Job manifest' }),
+    target_region: Type.String({ minLength: 1, maxLength: 64, description: 'Region that executes the job' }),
+    namespace: Type.String({ default: DEFAULT_QUEUE_NAMESPACE, minLength: 1 }),
+    priority: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 100,
+      description: 'Higher means more important',
+    }),
+    labels: Type.Optional(
+      Nullable(Type.Record(Type.String(), Type.String(), { description: 'Labels for filtering' })),
+    ),
+    max_spot_price: Type.Optional(
+      Nullable(
+        Type.Number({
+          exclusiveMinimum: 0,
+          description:
+            'USD per hour; dispatch waits until the spot price of spot_instance_type in the target region is at or below it',
+        }),
+      ),
+    ),
+    spot_instance_type: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: 'Instance type whose spot price gates dispatch; requires max_spot_price',
+        }),
+      ),
+    ),
+  },
+  // Closed: a misspelt max_spot_price must not silently turn a price-gated job into an immediate one.
+  { title: 'QueuedJobRequest', additionalProperties: false },
+);
+export type QueuedJobBody = Static<typeof QueuedJobRequest>;
+
+export const SubmitHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'Stable key for safe replay of an identical submission (printable ASCII, no spaces)',
+    }),
+  ),
+});
+
+/** Cursors are opaque; the bound is the seed's (2048). */
+export const MAX_CURSOR_LENGTH = 2048;
+
+export const ListQueuedJobsQuery = Type.Object({
+  target_region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  status: Type.Optional(StringEnum(QUEUE_STATUSES, { title: 'QueueStatus' })),
+  namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      description: 'next_cursor of the previous page',
+    }),
+  ),
+});
+export type ListQueuedJobsParams = Static<typeof ListQueuedJobsQuery>;
+
+export const JobIdPath = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export const CancelQuery = Type.Object({
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+
+export const PollQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+});

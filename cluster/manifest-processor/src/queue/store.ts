@@ -1,0 +1,458 @@
+/**
+ * The central job-queue table. Every state change is ONE conditional UpdateItem on the state the caller
+ * expects (status, and for claims the owner + attempt), so concurrent workers, reapers and cancels can
+ * never both win; the loser sees `undefined` and re-reads. No transactions: single-item conditions only.
+ */
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type QueryCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import {
+  dispatchOrder,
+  IDEMPOTENCY_PREFIX,
+  itemToJob,
+  jobToItem,
+  RECORD_TYPE_JOB,
+  syncPartition,
+  toAttribute,
+  type AttributeUpdate,
+  type K8sRef,
+  type QueuedJob,
+} from './record.js';
+import { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
+
+type Item = Record<string, AttributeValue>;
+export type Key = Record<string, AttributeValue>;
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** What a transition requires of the current item. `null` means "attribute absent". */
+export interface Expectation {
+  status: QueueStatus;
+  claimed_by?: string | null;
+  attempts?: number;
+  lease_expires_at?: number;
+  k8s_uid?: string;
+}
+
+export interface Transition {
+  expect: Expectation;
+  /** Attributes to set; `null` removes the attribute (and with it the item's place in a sparse index). */
+  set: Record<string, AttributeUpdate>;
+  /** Adds 1 to `attempts` (a new claim). */
+  incrementAttempts?: boolean;
+  now: number;
+}
+
+export interface IdempotencyRecord {
+  key: string;
+  request_hash: string;
+  job_id: string;
+  created_at: string;
+  /** Epoch seconds (the table's TTL attribute). */
+  expires_at: number;
+}
+
+export interface ListFilter {
+  targetRegion?: string | undefined;
+  status?: QueueStatus | undefined;
+  namespace?: string | undefined;
+  limit: number;
+  startKey?: Key | undefined;
+}
+
+export interface ListPage {
+  jobs: QueuedJob[];
+  /** Key after the last returned job, or undefined on the last page. */
+  nextKey: Key | undefined;
+}
+
+export type StatusCounts = Record<QueueStatus, number> & { total: number };
+
+export interface QueueStats {
+  total: number;
+  by_status: StatusCounts;
+  by_region: Record<string, StatusCounts>;
+}
+
+const emptyCounts = (): StatusCounts =>
+  Object.assign({ total: 0 }, Object.fromEntries(QUEUE_STATUSES.map((s) => [s, 0]))) as StatusCounts;
+
+/** Rounds of Query a list request may spend filling one page (sparse filters end a page early). */
+const MAX_LIST_ROUNDS = 10;
+const MAX_QUERY_PAGES = 50;
+
+export class QueueStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    readonly tableName: string,
+  ) {}
+
+  // ---- jobs ----------------------------------------------------------------------------------------
+
+  async getJob(jobId: string): Promise<QueuedJob | undefined> {
+    if (jobId.startsWith(IDEMPOTENCY_PREFIX)) return undefined; // never expose idempotency records
+    const out = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: jobId } }, ConsistentRead: true }),
+    );
+    return itemToJob(out.Item);
+  }
+
+  /** Writes a new job; false when an item with that id exists already. */
+  async createJob(job: QueuedJob): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: jobToItem(job),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * One conditional UpdateItem. Returns the job as written, or undefined when the item is not in the
+   * expected state (someone else moved it first).
+   */
+  async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
+    const names: Record<string, string> = {};
+    const values: Record<string, AttributeValue> = {};
+    const name = (attr: string) => {
+      const token = `#${attr}`;
+      names[token] = attr;
+      return token;
+    };
+    let n = 0;
+    const value = (v: string | number) => {
+      const token = `:v${n++}`;
+      values[token] = toAttribute(v);
+      return token;
+    };
+
+    const conditions = [`${name('status')} = ${value(t.expect.status)}`];
+    const expect = t.expect;
+    if (expect.claimed_by === null) conditions.push(`attribute_not_exists(${name('claimed_by')})`);
+    else if (expect.claimed_by !== undefined)
+      conditions.push(`${name('claimed_by')} = ${value(expect.claimed_by)}`);
+    if (expect.attempts !== undefined) conditions.push(`${name('attempts')} = ${value(expect.attempts)}`);
+    if (expect.lease_expires_at !== undefined)
+      conditions.push(`${name('lease_expires_at')} = ${value(expect.lease_expires_at)}`);
+    if (expect.k8s_uid !== undefined) conditions.push(`${name('k8s_uid')} = ${value(expect.k8s_uid)}`);
+
+    const sets = [`${name('updated_at')} = ${value(new Date(t.now).toISOString())}`];
+    const removes: string[] = [];
+    for (const [attr, v] of Object.entries(t.set)) {
+      if (v === null) removes.push(name(attr));
+      else sets.push(`${name(attr)} = ${value(v)}`);
+    }
+    if (t.incrementAttempts) sets.push(`${name('attempts')} = ${name('attempts')} + ${value(1)}`);
+    const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+
+    try {
+      const out = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: jobId } },
+          UpdateExpression: update,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return itemToJob(out.Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  // ---- idempotency records ----------------------------------------------------------------------------
+
+  /** Claims an Idempotency-Key; false when a live record holds it (an expired one is overwritten). */
+  async putIdempotencyRecord(record: IdempotencyRecord, nowSeconds: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: `${IDEMPOTENCY_PREFIX}${record.key}` },
+            idempotency_key: { S: record.key },
+            request_hash: { S: record.request_hash },
+            job_id: { S: record.job_id },
+            created_at: { S: record.created_at },
+            expires_at: { N: String(record.expires_at) },
+          },
+          // TTL deletion lags expiry by up to days: an expired record must not block the key meanwhile.
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+          ExpressionAttributeValues: { ':now': { N: String(nowSeconds) } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async getIdempotencyRecord(key: string): Promise<IdempotencyRecord | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: { S: `${IDEMPOTENCY_PREFIX}${key}` } },
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Item;
+    if (!item?.request_hash?.S || !item.job_id?.S || !item.created_at?.S) return undefined;
+    return {
+      key,
+      request_hash: item.request_hash.S,
+      job_id: item.job_id.S,
+      created_at: item.created_at.S,
+      expires_at: Number(item.expires_at?.N ?? 0),
+    };
+  }
+
+  // ---- worker queries --------------------------------------------------------------------------------
+
+  /** One page of the region's queue in dispatch order, skipping jobs whose next check is in the future. */
+  async dispatchable(
+    region: string,
+    now: number,
+    pageSize: number,
+    startKey?: Key,
+  ): Promise<{ jobs: QueuedJob[]; nextKey: Key | undefined }> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'dispatch-index',
+        KeyConditionExpression: 'dispatch_region = :r',
+        FilterExpression: 'attribute_not_exists(next_check_at) OR next_check_at <= :now',
+        ExpressionAttributeValues: { ':r': { S: region }, ':now': { N: String(now) } },
+        ScanIndexForward: true,
+        Limit: pageSize,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    return { jobs: this.jobsOf(out.Items), nextKey: out.LastEvaluatedKey };
+  }
+
+  /** Claims of the region whose lease ran out before `now`. */
+  async expiredClaims(region: string, now: number, limit: number): Promise<QueuedJob[]> {
+    return this.queryAll(
+      {
+        TableName: this.tableName,
+        IndexName: 'lease-index',
+        KeyConditionExpression: 'lease_region = :r AND lease_expires_at < :now',
+        FilterExpression: '#s = :claimed',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':r': { S: region },
+          ':now': { N: String(now) },
+          ':claimed': { S: 'claimed' },
+        },
+      },
+      limit,
+    );
+  }
+
+  /** Jobs dispatched to the region's cluster and not finished yet (their status is synced from there). */
+  async activeJobs(region: string, limit: number): Promise<QueuedJob[]> {
+    return this.queryAll(
+      {
+        TableName: this.tableName,
+        IndexName: 'lease-index',
+        KeyConditionExpression: 'lease_region = :r',
+        ExpressionAttributeValues: { ':r': { S: syncPartition(region) } },
+      },
+      limit,
+    );
+  }
+
+  // ---- listing and statistics ------------------------------------------------------------------------
+
+  /** Newest first, by region (region-created-index) or overall (all-created-index). */
+  async list(filter: ListFilter): Promise<ListPage> {
+    const byRegion = filter.targetRegion !== undefined;
+    const names: Record<string, string> = {};
+    const values: Record<string, AttributeValue> = {};
+    let keyCondition: string;
+    if (byRegion) {
+      keyCondition = 'target_region = :pk';
+      values[':pk'] = { S: filter.targetRegion ?? '' };
+    } else {
+      keyCondition = 'record_type = :pk';
+      values[':pk'] = { S: RECORD_TYPE_JOB };
+    }
+    const filters: string[] = [];
+    if (filter.status) {
+      names['#s'] = 'status';
+      values[':status'] = { S: filter.status };
+      filters.push('#s = :status');
+    }
+    if (filter.namespace) {
+      names['#ns'] = 'namespace';
+      values[':ns'] = { S: filter.namespace };
+      filters.push('#ns = :ns');
+    }
+    const keyOf = (job: QueuedJob): Key => ({
+      pk: { S: job.job_id },
+      created_at: { S: job.created_at },
+      ...(byRegion ? { target_region: { S: job.target_region } } : { record_type: { S: RECORD_TYPE_JOB } }),
+    });
+
+    const jobs: QueuedJob[] = [];
+    let startKey = filter.startKey;
+    for (let round = 0; round < MAX_LIST_ROUNDS; round++) {
+      const wanted = filter.limit - jobs.length;
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: byRegion ? 'region-created-index' : 'all-created-index',
+          KeyConditionExpression: keyCondition,
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          // Read ahead when filtering: Limit counts items read, not items matched.
+          Limit: filters.length > 0 ? Math.min(1000, Math.max(wanted * 2, 100)) : wanted,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      const page = this.jobsOf(out.Items);
+      if (page.length > wanted) {
+        // The page holds more matches than fit: continue after the last one returned.
+        const taken = page.slice(0, wanted);
+        jobs.push(...taken);
+        return { jobs, nextKey: keyOf(taken[taken.length - 1]!) };
+      }
+      jobs.push(...page);
+      startKey = out.LastEvaluatedKey;
+      if (!startKey) return { jobs, nextKey: undefined };
+      if (jobs.length === filter.limit) return { jobs, nextKey: startKey };
+    }
+    return { jobs, nextKey: startKey };
+  }
+
+  /** Counts by region and status over every job (all-created-index, two attributes projected). */
+  async stats(): Promise<QueueStats> {
+    const byStatus = emptyCounts();
+    const byRegion: Record<string, StatusCounts> = {};
+    let startKey: Key | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'all-created-index',
+          KeyConditionExpression: 'record_type = :job',
+          ProjectionExpression: '#s, target_region',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':job': { S: RECORD_TYPE_JOB } },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const status = item.status?.S as QueueStatus | undefined;
+        const region = item.target_region?.S;
+        if (!status || !(QUEUE_STATUSES as readonly string[]).includes(status) || !region) continue;
+        const counts = (byRegion[region] ??= emptyCounts());
+        counts[status]++;
+        counts.total++;
+        byStatus[status]++;
+        byStatus.total++;
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return { total: byStatus.total, by_status: byStatus, by_region: byRegion };
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------------
+
+  private jobsOf(items: Item[] | undefined): QueuedJob[] {
+    return (items ?? []).map(itemToJob).filter((j): j is QueuedJob => j !== undefined);
+  }
+
+  private async queryAll(input: QueryCommandInput, limit: number): Promise<QueuedJob[]> {
+    const jobs: QueuedJob[] = [];
+    let startKey: Key | undefined;
+    for (let page = 0; page < MAX_QUERY_PAGES; page++) {
+      const out = await this.client.send(
+        new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+      );
+      jobs.push(...this.jobsOf(out.Items));
+      startKey = out.LastEvaluatedKey;
+      if (!startKey || jobs.length >= limit) break;
+    }
+    return jobs.slice(0, limit);
+  }
+}
+
+// ---- the transitions of docs/queue.md ------------------------------------------------------------------
+
+/** Attributes that put a job back into dispatch-index (queued again, same place in line). */
+export function queuedAttributes(job: QueuedJob): Record<string, AttributeUpdate> {
+  return {
+    status: 'queued',
+    dispatch_region: job.target_region,
+    dispatch_order: dispatchOrder(job),
+    claimed_by: null,
+    lease_region: null,
+    lease_expires_at: null,
+  };
+}
+
+/** Attributes of a finished job: out of every work index, deleted by TTL after the retention period. */
+export function finishedAttributes(
+  status: 'succeeded' | 'failed' | 'cancelled',
+  now: number,
+  retentionDays: number,
+): Record<string, AttributeUpdate> {
+  return {
+    status,
+    finished_at: new Date(now).toISOString(),
+    expires_at: Math.floor(now / 1000) + retentionDays * 86_400,
+    dispatch_region: null,
+    dispatch_order: null,
+    lease_region: null,
+    lease_expires_at: null,
+    next_check_at: null,
+  };
+}
+
+/** Expectation that matches exactly one claim (a later claim of the same job has another attempt). */
+export function claimOf(job: QueuedJob): Expectation {
+  return { status: 'claimed', claimed_by: job.claimed_by ?? '', attempts: job.attempts };
+}
+
+export function dispatchedAttributes(
+  ref: K8sRef,
+  region: string,
+  now: number,
+): Record<string, AttributeUpdate> {
+  return {
+    status: 'dispatched',
+    k8s_namespace: ref.namespace,
+    k8s_name: ref.name,
+    k8s_uid: ref.uid,
+    dispatched_at: new Date(now).toISOString(),
+    // The region's workers now hold the job for status sync (lease-index partition sync#<region>).
+    lease_region: syncPartition(region),
+    lease_expires_at: now,
+    error: null,
+    waiting_reason: null,
+    next_check_at: null,
+  };
+}

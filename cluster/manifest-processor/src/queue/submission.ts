@@ -1,0 +1,141 @@
+/**
+ * POST /api/v1/queue/jobs: checks a QueuedJobRequest beyond its JSON schema (spot fields come together,
+ * the manifest is a batch/v1 Job, the full validation policy), then queues it exactly once.
+ */
+import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
+import type { ValidationPolicy } from '../policy/index.js';
+import { createExactlyOnce, requestHash, type SubmitOutcome } from './idempotency.js';
+import type { QueuedJob } from './record.js';
+import type { QueuedJobBody } from './schemas.js';
+import type { QueueStore } from './store.js';
+
+/** DynamoDB items stop at 400 KB; the manifest is stored as JSON text next to the record's fields. */
+export const MAX_MANIFEST_BYTES = 300_000;
+
+/** The request with defaults applied and optional fields made explicit: what the idempotency hash covers. */
+export interface NormalisedRequest {
+  manifest: Record<string, unknown>;
+  target_region: string;
+  namespace: string;
+  priority: number;
+  labels: Record<string, string> | null;
+  max_spot_price: number | null;
+  spot_instance_type: string | null;
+}
+
+function literal(loc: string, input: unknown, expected: string): ValidationErrorItem {
+  return {
+    loc: ['body', 'manifest', loc],
+    msg: `Input should be '${expected}'`,
+    type: 'literal_error',
+    input: input ?? null,
+    ctx: { expected: `'${expected}'` },
+  };
+}
+
+/** 422s a JSON schema cannot express; all of them at once, as FastAPI reports them. */
+export function checkRequest(body: QueuedJobBody): void {
+  const items: ValidationErrorItem[] = [];
+  const price = body.max_spot_price ?? null;
+  const type = body.spot_instance_type ?? null;
+  if (price !== null && type === null) {
+    items.push({
+      loc: ['body', 'spot_instance_type'],
+      msg: 'Value error, spot_instance_type is required when max_spot_price is set',
+      type: 'value_error',
+      input: null,
+    });
+  }
+  if (type !== null && price === null) {
+    items.push({
+      loc: ['body', 'max_spot_price'],
+      msg: 'Value error, max_spot_price is required when spot_instance_type is set',
+      type: 'value_error',
+      input: null,
+    });
+  }
+  // The queue runs batch/v1 Jobs only: anything else is a malformed request, not a policy decision.
+  if (body.manifest.apiVersion !== 'batch/v1')
+    items.push(literal('apiVersion', body.manifest.apiVersion, 'batch/v1'));
+  if (body.manifest.kind !== 'Job') items.push(literal('kind', body.manifest.kind, 'Job'));
+  if (items.length > 0) throw new RequestValidationError(items);
+}
+
+export function normalise(body: QueuedJobBody): NormalisedRequest {
+  return {
+    manifest: body.manifest,
+    target_region: body.target_region,
+    namespace: body.namespace,
+    priority: body.priority,
+    labels: body.labels ?? null,
+    max_spot_price: body.max_spot_price ?? null,
+    spot_instance_type: body.spot_instance_type ?? null,
+  };
+}
+
+export interface SubmissionDeps {
+  store: QueueStore;
+  policy: ValidationPolicy;
+  idempotencyTtlHours: number;
+}
+
+export async function submitJob(
+  deps: SubmissionDeps,
+  body: QueuedJobBody,
+  idempotencyKey: string | undefined,
+  now: number,
+): Promise<SubmitOutcome> {
+  checkRequest(body);
+  const request = normalise(body);
+  const violations = deps.policy.check([request.manifest], request.namespace);
+  if (violations.length > 0) {
+    throw new HttpError(400, {
+      message: `The manifest violates the validation policy (${violations.length} violation${violations.length === 1 ? '' : 's'})`,
+      violations,
+    });
+  }
+  const manifestBytes = Buffer.byteLength(JSON.stringify(request.manifest), 'utf8');
+  if (manifestBytes > MAX_MANIFEST_BYTES) {
+    throw new HttpError(
+      413,
+      `The manifest is ${manifestBytes} bytes; the queue stores at most ${MAX_MANIFEST_BYTES}`,
+    );
+  }
+  const hash = requestHash(request);
+  const namespace = deps.policy.namespaceOf(request.manifest, request.namespace);
+  const build = (jobId: string, createdAt: string, key: string | null): QueuedJob => ({
+    job_id: jobId,
+    target_region: request.target_region,
+    namespace,
+    priority: request.priority,
+    labels: request.labels,
+    manifest: request.manifest,
+    max_spot_price: request.max_spot_price,
+    spot_instance_type: request.spot_instance_type,
+    status: 'queued',
+    created_at: createdAt,
+    updated_at: createdAt,
+    attempts: 0,
+    claimed_by: null,
+    lease_expires_at: null,
+    waiting_reason: null,
+    next_check_at: null,
+    last_spot_price: null,
+    k8s: null,
+    dispatched_at: null,
+    started_at: null,
+    finished_at: null,
+    cancel_reason: null,
+    error: null,
+    idempotency_key: key,
+    request_hash: hash,
+  });
+  return createExactlyOnce({
+    store: deps.store,
+    key: idempotencyKey,
+    hash,
+    build,
+    now,
+    ttlHours: deps.idempotencyTtlHours,
+  });
+}

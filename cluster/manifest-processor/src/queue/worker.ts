@@ -1,0 +1,456 @@
+/**
+ * The queue worker of one region. A pass (pollOnce) does three things, each through conditional writes
+ * so any number of workers (replicas, POST /queue/poll, a worker presumed dead) can run at once:
+ *
+ *   1. reap:     claims whose lease expired go back to the queue (or fail after maxAttempts);
+ *   2. sync:     dispatched/running jobs of the region follow their Kubernetes Job;
+ *   3. dispatch: the best queued jobs of the region (dispatch-index: priority, then age) are claimed with
+ *                a lease, applied to Kubernetes idempotently while the lease is renewed, then marked
+ *                dispatched. Spot-gated jobs whose price is too high stay queued with a waiting_reason.
+ */
+import type { Logger } from 'pino';
+import type { ValidationPolicy } from '../policy/index.js';
+import { DispatchError, type JobDispatcher } from './dispatcher.js';
+import type { K8sRef, QueuedJob } from './record.js';
+import type { QueueStatus } from './schemas.js';
+import { spotWaitReason, type SpotPriceSource } from './spot-prices.js';
+import {
+  claimOf,
+  dispatchedAttributes,
+  finishedAttributes,
+  queuedAttributes,
+  type Key,
+  type QueueStore,
+} from './store.js';
+
+export interface QueueWorkerOptions {
+  store: QueueStore;
+  dispatcher: JobDispatcher;
+  spotPrices: SpotPriceSource;
+  /**
+   * This region's validation policy, checked again right before applying: the job may have been queued
+   * through another region's processor, whose policy can differ.
+   */
+  policy?: ValidationPolicy;
+  /** The region this worker serves (its cluster). */
+  region: string;
+  workerId: string;
+  leaseMs: number;
+  maxAttempts: number;
+  pollIntervalMs: number;
+  /** Jobs dispatched per continuous pass. */
+  batchSize: number;
+  spotRecheckMs: number;
+  retentionDays: number;
+  maxConsecutiveFailures: number;
+  /** dispatch-index items read per Query (default 25). */
+  pageSize?: number;
+  /** Clock (epoch ms); tests move it to expire leases. */
+  now?: () => number;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+}
+
+export interface PassResult {
+  region: string;
+  worker_id: string;
+  /** Expired claims returned to the queue. */
+  requeued: string[];
+  dispatched: { job_id: string; k8s: K8sRef }[];
+  waiting: { job_id: string; reason: string }[];
+  /** Jobs that went back to the queue after a transient dispatch error. */
+  retrying: { job_id: string; error: string }[];
+  failed: { job_id: string; error: string }[];
+  /** Claims this worker lost while applying (another worker finishes them). */
+  lost: string[];
+  synced: { job_id: string; status: QueueStatus }[];
+  /** Problems that skipped a step of this pass without failing it (e.g. the status sync). */
+  errors: string[];
+}
+
+/** Upper bound of dispatch-index pages read in one pass (spot-gated jobs are skipped, not counted). */
+const MAX_DISPATCH_PAGES = 20;
+const MAX_REAP = 100;
+const MAX_ACTIVE = 1000;
+/** Retry back-off after a transient dispatch error: 5 s, 10 s, 20 s… at most 5 min. */
+const RETRY_BASE_MS = 5_000;
+const MAX_BACKOFF_MS = 300_000;
+
+const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export class QueueWorker {
+  readonly region: string;
+  readonly workerId: string;
+  private readonly opts: QueueWorkerOptions;
+  private readonly now: () => number;
+  private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  private readonly renewals = new Set<NodeJS.Timeout>();
+  private loop: Promise<void> | undefined;
+  private alive = false;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private failures = 0;
+  private lastErrorMessage: string | undefined;
+
+  constructor(opts: QueueWorkerOptions) {
+    this.opts = opts;
+    this.region = opts.region;
+    this.workerId = opts.workerId;
+    this.now = opts.now ?? Date.now;
+    this.log = opts.logger ?? noopLogger;
+  }
+
+  /** True while the continuous loop runs; false before start(), after stop() or once the loop died. */
+  get running(): boolean {
+    return this.alive;
+  }
+
+  get lastError(): string | undefined {
+    return this.lastErrorMessage;
+  }
+
+  /** Starts continuous passes (CENTRAL_QUEUE_WORKER_ENABLED). */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.alive = true;
+    this.loop = this.run()
+      .catch((error: unknown) => {
+        this.lastErrorMessage = message(error);
+        this.log.error(
+          { err: error, worker_id: this.workerId },
+          'queue worker stopped after repeated failures',
+        );
+      })
+      .finally(() => {
+        this.alive = false;
+      });
+  }
+
+  /** Stops the loop after its current pass and cancels lease renewals still scheduled. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+    for (const timer of this.renewals) clearInterval(timer);
+    this.renewals.clear();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let delay = this.opts.pollIntervalMs;
+      try {
+        await this.pollOnce(this.opts.batchSize);
+        this.failures = 0;
+      } catch (error) {
+        this.failures++;
+        this.lastErrorMessage = message(error);
+        this.log.warn({ err: error, failures: this.failures }, 'queue worker pass failed');
+        if (this.failures >= this.opts.maxConsecutiveFailures) {
+          throw new Error(`${this.failures} passes failed in a row; last: ${this.lastErrorMessage}`);
+        }
+        delay = Math.min(this.opts.pollIntervalMs * 2 ** this.failures, 60_000);
+      }
+      await this.sleep(delay);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** One pass: reap expired claims, sync running jobs, dispatch up to `limit` jobs. */
+  async pollOnce(limit: number): Promise<PassResult> {
+    const result: PassResult = {
+      region: this.region,
+      worker_id: this.workerId,
+      requeued: [],
+      dispatched: [],
+      waiting: [],
+      retrying: [],
+      failed: [],
+      lost: [],
+      synced: [],
+      errors: [],
+    };
+    await this.reap(result);
+    try {
+      await this.sync(result);
+    } catch (error) {
+      // Jobs keep running in Kubernetes; the next pass syncs them. Dispatching must not wait for that.
+      result.errors.push(`status sync: ${message(error)}`);
+      this.log.warn({ err: error }, 'queue status sync failed');
+    }
+    await this.dispatch(limit, result);
+    return result;
+  }
+
+  // ---- 1. reaper -------------------------------------------------------------------------------------
+
+  private async reap(result: PassResult): Promise<void> {
+    const expired = await this.opts.store.expiredClaims(this.region, this.now(), MAX_REAP);
+    for (const job of expired) {
+      // Only this exact lease: a renewal or a new claim in the meantime makes the write fail.
+      const expect = { ...claimOf(job), lease_expires_at: job.lease_expires_at ?? 0 };
+      const why = `lease of worker ${job.claimed_by ?? '?'} expired on attempt ${job.attempts} of ${this.opts.maxAttempts}`;
+      if (job.attempts >= this.opts.maxAttempts) {
+        const error = `${why}; giving up`;
+        const done = await this.opts.store.transition(job.job_id, {
+          expect,
+          set: { ...finishedAttributes('failed', this.now(), this.opts.retentionDays), error },
+          now: this.now(),
+        });
+        if (done) result.failed.push({ job_id: job.job_id, error });
+        continue;
+      }
+      const requeued = await this.opts.store.transition(job.job_id, {
+        expect,
+        set: { ...queuedAttributes(job), error: `${why}; requeued`, next_check_at: null },
+        now: this.now(),
+      });
+      if (requeued) {
+        result.requeued.push(job.job_id);
+        this.log.info({ job_id: job.job_id, attempts: job.attempts }, 'expired claim requeued');
+      }
+    }
+  }
+
+  // ---- 2. status sync --------------------------------------------------------------------------------
+
+  private async sync(result: PassResult): Promise<void> {
+    const active = await this.opts.store.activeJobs(this.region, MAX_ACTIVE);
+    if (active.length === 0) return;
+    const observed = await this.opts.dispatcher.observe(active);
+    for (const job of active) {
+      const seen = observed.get(job.job_id);
+      if (!seen || !job.k8s) continue;
+      const now = this.now();
+      const expect = { status: job.status, k8s_uid: job.k8s.uid };
+      let moved: QueuedJob | undefined;
+      if (seen.state === 'running' && job.status === 'dispatched') {
+        moved = await this.opts.store.transition(job.job_id, {
+          expect,
+          set: { status: 'running', started_at: new Date(now).toISOString() },
+          now,
+        });
+      } else if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
+        const status = seen.state === 'succeeded' ? 'succeeded' : 'failed';
+        moved = await this.opts.store.transition(job.job_id, {
+          expect,
+          set: {
+            ...finishedAttributes(status, now, this.opts.retentionDays),
+            ...(job.started_at ? {} : { started_at: new Date(now).toISOString() }),
+            ...(seen.message ? { error: seen.message } : {}),
+          },
+          now,
+        });
+      }
+      if (moved) result.synced.push({ job_id: job.job_id, status: moved.status });
+    }
+  }
+
+  // ---- 3. dispatch -----------------------------------------------------------------------------------
+
+  private async dispatch(limit: number, result: PassResult): Promise<void> {
+    let startKey: Key | undefined;
+    let dispatched = 0;
+    for (let page = 0; page < MAX_DISPATCH_PAGES && dispatched < limit; page++) {
+      const { jobs, nextKey } = await this.opts.store.dispatchable(
+        this.region,
+        this.now(),
+        this.opts.pageSize ?? 25,
+        startKey,
+      );
+      for (const candidate of jobs) {
+        if (dispatched >= limit) return;
+        let spotPrice: number | undefined;
+        if (candidate.max_spot_price !== null && candidate.spot_instance_type !== null) {
+          const gate = await this.spotGate(candidate);
+          if (!gate.open) {
+            if (gate.reason) result.waiting.push({ job_id: candidate.job_id, reason: gate.reason });
+            continue;
+          }
+          spotPrice = gate.price;
+        }
+        const now = this.now();
+        const claimed = await this.opts.store.transition(candidate.job_id, {
+          expect: { status: 'queued', claimed_by: null },
+          set: {
+            status: 'claimed',
+            claimed_by: this.workerId,
+            lease_region: this.region,
+            lease_expires_at: now + this.opts.leaseMs,
+            dispatch_region: null,
+            dispatch_order: null,
+            waiting_reason: null,
+            next_check_at: null,
+            ...(spotPrice !== undefined ? { last_spot_price: spotPrice } : {}),
+          },
+          incrementAttempts: true,
+          now,
+        });
+        if (!claimed) continue; // another worker claimed it, or it was cancelled
+        if (await this.applyClaimed(claimed, result)) dispatched++;
+      }
+      startKey = nextKey;
+      if (!startKey) return;
+    }
+  }
+
+  /** Whether a spot-gated job may go now; when not, records why and when to look again. */
+  private async spotGate(
+    job: QueuedJob,
+  ): Promise<{ open: true; price: number } | { open: false; reason: string | undefined }> {
+    const type = job.spot_instance_type ?? '';
+    const max = job.max_spot_price ?? 0;
+    let price: number | undefined;
+    let reason: string;
+    try {
+      price = await this.opts.spotPrices.currentPrice(this.region, type);
+      if (price !== undefined && price <= max) return { open: true, price };
+      reason = spotWaitReason(price, max, type, this.region);
+    } catch (error) {
+      reason = `spot price of ${type} in ${this.region} could not be read: ${message(error)}`;
+    }
+    const now = this.now();
+    const waiting = await this.opts.store.transition(job.job_id, {
+      expect: { status: 'queued', claimed_by: null },
+      set: {
+        waiting_reason: reason,
+        next_check_at: now + this.opts.spotRecheckMs,
+        last_spot_price: price ?? null,
+      },
+      now,
+    });
+    return { open: false, reason: waiting ? reason : undefined };
+  }
+
+  /** Applies a claimed job under a renewed lease; true when it ended dispatched by this worker. */
+  private async applyClaimed(job: QueuedJob, result: PassResult): Promise<boolean> {
+    const violations = this.opts.policy?.check([job.manifest], job.namespace) ?? [];
+    if (violations.length > 0) {
+      const reason = `rejected by the validation policy of ${this.region}: ${violations.map((v) => v.message).join('; ')}`;
+      await this.applyFailed(job, new DispatchError(reason, true), false, result);
+      return false;
+    }
+    const lease = this.renewLease(job);
+    let ref: K8sRef;
+    try {
+      ref = await this.opts.dispatcher.apply(job);
+    } catch (error) {
+      lease.stop();
+      await this.applyFailed(job, error, lease.lost, result);
+      return false;
+    }
+    lease.stop();
+    const now = this.now();
+    const marked = await this.opts.store.transition(job.job_id, {
+      expect: claimOf(job),
+      set: dispatchedAttributes(ref, this.region, now),
+      now,
+    });
+    if (marked) {
+      result.dispatched.push({ job_id: job.job_id, k8s: ref });
+      this.log.info({ job_id: job.job_id, k8s: ref, attempts: job.attempts }, 'queued job dispatched');
+      return true;
+    }
+    result.lost.push(job.job_id);
+    await this.withdrawIfOrphaned(job, ref);
+    return false;
+  }
+
+  /**
+   * Our lease ran out while applying. Usually another worker has (or will) adopt the Job we created; only
+   * when the queue entry finished without it (cancelled after being requeued, or failed) is the Job an
+   * orphan that nobody tracks, and we delete it again.
+   */
+  private async withdrawIfOrphaned(job: QueuedJob, ref: K8sRef): Promise<void> {
+    const current = await this.opts.store.getJob(job.job_id);
+    this.log.warn({ job_id: job.job_id, now: current?.status }, 'lease lost while applying');
+    if (!current || !this.opts.dispatcher.withdraw) return;
+    if ((current.status === 'cancelled' || current.status === 'failed') && current.k8s?.uid !== ref.uid) {
+      await this.opts.dispatcher.withdraw(ref).catch((error: unknown) => {
+        this.log.error({ err: error, job_id: job.job_id, k8s: ref }, 'could not delete an orphaned Job');
+      });
+    }
+  }
+
+  private async applyFailed(job: QueuedJob, error: unknown, leaseLost: boolean, result: PassResult) {
+    const failure = error instanceof DispatchError ? error : new DispatchError(message(error), false);
+    if (leaseLost) {
+      result.lost.push(job.job_id);
+      return;
+    }
+    const now = this.now();
+    if (failure.permanent || job.attempts >= this.opts.maxAttempts) {
+      const reason = failure.permanent
+        ? failure.message
+        : `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; giving up)`;
+      const done = await this.opts.store.transition(job.job_id, {
+        expect: claimOf(job),
+        set: { ...finishedAttributes('failed', now, this.opts.retentionDays), error: reason },
+        now,
+      });
+      if (done) result.failed.push({ job_id: job.job_id, error: reason });
+      this.log.warn({ job_id: job.job_id, error: reason }, 'queued job failed to dispatch');
+      return;
+    }
+    const backoff = Math.min(RETRY_BASE_MS * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
+    const reason = `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; retrying)`;
+    const back = await this.opts.store.transition(job.job_id, {
+      expect: claimOf(job),
+      set: { ...queuedAttributes(job), error: reason, next_check_at: now + backoff },
+      now,
+    });
+    if (back) result.retrying.push({ job_id: job.job_id, error: reason });
+  }
+
+  /** Renews the claim every leaseMs/3 while the apply runs; `lost` turns true if the claim was taken. */
+  private renewLease(job: QueuedJob): { stop(): void; readonly lost: boolean } {
+    const state = { lost: false, stopped: false };
+    const timer = setInterval(
+      () => {
+        const now = this.now();
+        this.opts.store
+          .transition(job.job_id, {
+            expect: claimOf(job),
+            set: { lease_expires_at: now + this.opts.leaseMs },
+            now,
+          })
+          .then((renewed) => {
+            if (!renewed && !state.stopped) {
+              state.lost = true;
+              stop();
+            }
+          })
+          .catch((error: unknown) => {
+            this.log.warn({ err: error, job_id: job.job_id }, 'lease renewal failed');
+          });
+      },
+      Math.max(Math.floor(this.opts.leaseMs / 3), 10),
+    );
+    timer.unref();
+    this.renewals.add(timer);
+    const stop = () => {
+      state.stopped = true;
+      clearInterval(timer);
+      this.renewals.delete(timer);
+    };
+    return {
+      stop,
+      get lost() {
+        return state.lost;
+      },
+    };
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Cross-region aggregator behind the global API's /api/v1/global/* routes (seed 001, "Fan-out";
+ * docs/aggregator.md). Discovers every regional API, calls the matching regional route on all of them
+ * in parallel with SigV4 from its own role, and merges the answers by region. A failed or slow region
+ * is reported in place of its answer; it never fails or empties the whole answer.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import {
+  discoveryFromEnv,
+  withExpectedRegions,
+  type DiscoveryResult,
+  type RegionalApiDiscovery,
+} from '../shared/regional-apis.js';
+import {
+  roleCredentials,
+  type AwsCredentialIdentity,
+  type AwsCredentialIdentityProvider,
+  type QueryParameters,
+} from '../shared/sigv4.js';
+import { DEFAULT_BUDGET_MS, settingsFromEnv, type AggregatorSettings } from './config.js';
+import { fanOut, type RegionCall, type RegionResult } from './fan-out.js';
+import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
+
+export const TARGET_REGION_HEADER = 'x-svc-target-region';
+/** Kept back from Lambda's own remaining time so the merged answer is still returned before the kill. */
+export const LAMBDA_MARGIN_MS = 1_000;
+/** Lambda's synchronous response limit is 6 MB for the whole (JSON-escaped) result; stay clear of it. */
+export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+export type AggregatorHandler = (
+  event: APIGatewayProxyEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>,
+) => Promise<APIGatewayProxyResult>;
+
+export interface AggregatorDeps {
+  discovery: RegionalApiDiscovery;
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  settings?: Partial<AggregatorSettings>;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+interface RouteContext {
+  query: QueryParameters;
+  body: string | undefined;
+}
+
+interface Route {
+  call: (ctx: RouteContext) => RegionCall;
+  merge: (results: Record<string, RegionResult>, ctx: RouteContext, now: Date) => unknown;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+function respond(statusCode: number, body: unknown, extraHeaders: Record<string, string> = {}) {
+  return { statusCode, headers: { ...JSON_HEADERS, ...extraHeaders }, body: JSON.stringify(body) };
+}
+
+function message(statusCode: number, text: string, extraHeaders: Record<string, string> = {}) {
+  return respond(statusCode, { message: text }, extraHeaders);
+}
+
+function single(query: QueryParameters, key: string): string | undefined {
+  const value = query[key];
+  return typeof value === 'string' ? value : value?.[0];
+}
+
+function intParam(query: QueryParameters, key: string): number | null {
+  const value = single(query, key);
+  if (value === undefined || !/^\d+$/.test(value)) return null;
+  return Number(value);
+}
+
+function dryRunOf(body: string | undefined): boolean {
+  if (!body) return false;
+  const parsed = JSON.parse(body) as unknown;
+  return typeof parsed === 'object' && parsed !== null && (parsed as { dry_run?: unknown }).dry_run === true;
+}
+
+const ROUTES: Readonly<Record<string, Readonly<Partial<Record<string, Route>>>>> = {
+  '/api/v1/global/health': {
+    GET: {
+      call: () => ({ method: 'GET', path: '/api/v1/health' }),
+      merge: (results, _ctx, now) => mergeHealth(results, now),
+    },
+  },
+  '/api/v1/global/jobs': {
+    GET: {
+      // The caller's query (namespace, status, limit, offset, sort, label_selector) reaches every region.
+      call: ({ query }) => ({ method: 'GET', path: '/api/v1/jobs', query }),
+      merge: (results, { query }, now) =>
+        mergeJobs(
+          results,
+          {
+            sort: single(query, 'sort') || DEFAULT_JOB_SORT,
+            limit: intParam(query, 'limit'),
+            offset: intParam(query, 'offset'),
+          },
+          now,
+        ),
+    },
+    DELETE: {
+      call: ({ body }) => ({
+        method: 'DELETE',
+        path: '/api/v1/jobs',
+        ...(body !== undefined ? { body } : {}),
+      }),
+      merge: (results, { body }, now) => mergeDelete(results, dryRunOf(body), now),
+    },
+  },
+  '/api/v1/global/status': {
+    GET: {
+      call: () => ({ method: 'GET', path: '/api/v1/status' }),
+      merge: (results, _ctx, now) => mergeStatus(results, now),
+    },
+  },
+};
+
+function hasTargetRegionHeader(event: APIGatewayProxyEvent): boolean {
+  const names = [...Object.keys(event.headers ?? {}), ...Object.keys(event.multiValueHeaders ?? {})];
+  return names.some((name) => name.toLowerCase() === TARGET_REGION_HEADER);
+}
+
+/** API Gateway's decoded query parameters; the multi-value form keeps repeated keys. */
+function queryOf(event: APIGatewayProxyEvent): QueryParameters {
+  const query: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 0) query[key] = values.length === 1 ? values[0]! : [...values];
+  }
+  for (const [key, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined && !(key in query)) query[key] = value;
+  }
+  return query;
+}
+
+function routePath(event: APIGatewayProxyEvent): string {
+  const path = (event.path || '').replace(/(.)\/+$/, '$1');
+  return Object.hasOwn(ROUTES, path) ? path : event.resource;
+}
+
+/** A promise that settles by `ms` at the latest (rejecting with a timeout) and aborts `controller`. */
+async function within<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        controller.abort();
+        reject(new Error(`timeout after ${Math.max(0, Math.floor(ms))} ms`));
+      },
+      Math.max(0, ms),
+    );
+  });
+  const work = run(controller.signal);
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createHandler(deps: AggregatorDeps): AggregatorHandler {
+  const logger = deps.logger ?? new Logger({ serviceName: 'aggregator' });
+  const budgetMs = deps.settings?.budgetMs ?? DEFAULT_BUDGET_MS;
+  const regionTimeoutMs = deps.settings?.regionTimeoutMs;
+  const expectedRegions = deps.settings?.expectedRegions ?? [];
+  const now = deps.now ?? (() => new Date());
+
+  return async (event, context) => {
+    const started = performance.now();
+    if (context?.awsRequestId) logger.appendKeys({ request_id: context.awsRequestId });
+    // Same rule as the control-plane proxy: the target region is chosen by the path, never by a header.
+    if (hasTargetRegionHeader(event)) {
+      return message(
+        400,
+        'The X-SVC-Target-Region header is not accepted; /api/v1/global/* covers every region',
+      );
+    }
+    const path = routePath(event);
+    const methods = ROUTES[path];
+    if (!methods) return message(404, 'Not found');
+    const route = methods[event.httpMethod.toUpperCase()];
+    if (!route) {
+      return message(405, `Method ${event.httpMethod} is not allowed on ${path}`, {
+        allow: Object.keys(methods).join(', '),
+      });
+    }
+
+    let body: string | undefined;
+    if (event.body !== null && event.body !== undefined && event.body !== '') {
+      if (event.isBase64Encoded) return message(400, 'Base64-encoded bodies are not accepted');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(event.body);
+      } catch {
+        return message(400, 'The request body must be JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        return message(400, 'The request body must be a JSON object');
+      }
+      body = event.body;
+    }
+    const ctx: RouteContext = { query: queryOf(event), body };
+
+    // One clock for the whole request: discovery and every region share the same budget.
+    const remaining = () => {
+      const byBudget = budgetMs - (performance.now() - started);
+      const byLambda = context ? context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS : Infinity;
+      return Math.min(byBudget, byLambda, regionTimeoutMs ?? Infinity);
+    };
+
+    let discovered: DiscoveryResult;
+    try {
+      discovered = await within(remaining(), (signal) => deps.discovery.discover(signal));
+    } catch (error) {
+      logger.error('regional API discovery failed', {
+        source: deps.discovery.source,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (expectedRegions.length === 0) {
+        return message(503, 'Regional APIs could not be discovered; try again later');
+      }
+      // The regions are known even if their URLs are not: report each one as failed.
+      discovered = {
+        apis: [],
+        problems: expectedRegions.map((region) => ({ region, error: 'regional API discovery failed' })),
+      };
+    }
+    discovered = withExpectedRegions(discovered, expectedRegions);
+
+    const results = await fanOut(discovered.apis, discovered.problems, route.call(ctx), {
+      deadlineMs: remaining(),
+      credentials: deps.credentials,
+    });
+    const merged = route.merge(results, ctx, now());
+    const failed = Object.keys(results).filter((r) => !results[r]?.ok);
+    for (const region of failed) {
+      const result = results[region];
+      logger.warn('region failed', {
+        region,
+        status: result?.status ?? null,
+        error: result?.error ?? null,
+        duration_ms: result?.duration_ms ?? 0,
+      });
+    }
+    logger.info('aggregate answered', {
+      route: `${event.httpMethod.toUpperCase()} ${path}`,
+      regions: Object.keys(results).length,
+      failed_regions: failed,
+      duration_ms: Math.round(performance.now() - started),
+    });
+
+    const response = respond(200, merged);
+    if (Buffer.byteLength(response.body) > MAX_RESPONSE_BYTES) {
+      logger.error('merged answer too large', { bytes: Buffer.byteLength(response.body) });
+      return message(
+        500,
+        'The merged answer exceeds the Lambda response limit; request fewer jobs per region (limit)',
+      );
+    }
+    return response;
+  };
+}
+
+const logger = new Logger({ serviceName: 'aggregator' });
+let fromEnv: AggregatorHandler | undefined;
+
+/** Lambda entry point; configuration comes from the environment (docs/aggregator.md). */
+export const handler = async (
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<APIGatewayProxyResult> => {
+  if (!fromEnv) {
+    try {
+      fromEnv = createHandler({
+        discovery: discoveryFromEnv(process.env, {
+          onStale: (error) =>
+            logger.warn('regional API discovery refresh failed; serving the cached list', {
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        }),
+        credentials: roleCredentials(),
+        settings: settingsFromEnv(process.env),
+        logger,
+      });
+    } catch (error) {
+      // Reported on every request (not a crash loop) so the reason is in the logs next to the calls.
+      logger.error('aggregator configuration is invalid', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return message(500, 'The aggregator is misconfigured');
+    }
+  }
+  return fromEnv(event, context);
+};

@@ -1,0 +1,179 @@
+/**
+ * GET /studio/login (seed 001, analytics environment; docs/aggregator.md, "Studio login"): returns a
+ * short-lived presigned SageMaker Studio URL for the caller's own user profile. The caller is whoever
+ * the Cognito authorizer validated; the profile is found by a fixed mapping from one ID-token claim.
+ * The URL is a bearer credential: it is returned to the caller and never logged.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import {
+  CreatePresignedDomainUrlCommand,
+  ResourceNotFound,
+  SageMakerClient,
+} from '@aws-sdk/client-sagemaker';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/** SageMaker's ExpiresInSeconds range (validity of the URL itself). */
+export const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;
+/** SageMaker's SessionExpirationDurationInSeconds range (the Studio session the URL opens). */
+export const SESSION_RANGE = { min: 1800, max: 43_200, default: 3600 } as const;
+export const DEFAULT_PROFILE_CLAIM = 'cognito:username';
+/** SageMaker's UserProfileName pattern. */
+const PROFILE_NAME_RE = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
+
+export interface StudioLoginSettings {
+  domainId: string;
+  /** ID-token claim whose value is the profile name (default `cognito:username`). */
+  profileClaim: string;
+  urlExpiresInSeconds: number;
+  sessionExpiresInSeconds: number;
+}
+
+export interface StudioLoginDeps {
+  sagemaker: Pick<SageMakerClient, 'send'>;
+  settings: StudioLoginSettings;
+  logger?: Logger;
+}
+
+export type StudioLoginHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+const HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+function message(statusCode: number, text: string): APIGatewayProxyResult {
+  return { statusCode, headers: HEADERS, body: JSON.stringify({ message: text }) };
+}
+
+function secondsSetting(
+  name: string,
+  value: string | undefined,
+  range: { min: number; max: number; default: number },
+) {
+  const text = value?.trim();
+  if (!text) return range.default;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < range.min || n > range.max) {
+    throw new Error(`${name} must be an integer from ${range.min} to ${range.max}`);
+  }
+  return n;
+}
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv): StudioLoginSettings {
+  const domainId = env.STUDIO_DOMAIN_ID?.trim();
+  if (!domainId) throw new Error('STUDIO_DOMAIN_ID is not set');
+  return {
+    domainId,
+    profileClaim: env.STUDIO_PROFILE_CLAIM?.trim() || DEFAULT_PROFILE_CLAIM,
+    urlExpiresInSeconds: secondsSetting(
+      'STUDIO_URL_EXPIRES_SECONDS',
+      env.STUDIO_URL_EXPIRES_SECONDS,
+      URL_EXPIRY_RANGE,
+    ),
+    sessionExpiresInSeconds: secondsSetting(
+      'STUDIO_SESSION_EXPIRES_SECONDS',
+      env.STUDIO_SESSION_EXPIRES_SECONDS,
+      SESSION_RANGE,
+    ),
+  };
+}
+
+/** The validated ID token's claims as the Cognito authorizer hands them over (string values). */
+export function claimsOf(event: APIGatewayProxyEvent): Record<string, string> | undefined {
+  const authorizer: unknown = event.requestContext?.authorizer;
+  if (typeof authorizer !== 'object' || authorizer === null) return undefined;
+  const claims: unknown = (authorizer as { claims?: unknown }).claims;
+  if (typeof claims !== 'object' || claims === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(claims)) {
+    if (typeof value === 'string') out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The profile name: the claim's value verbatim when it is a valid profile name, otherwise none.
+ * Deliberately no "sanitizing": mapping `a.b` and `a-b` to one profile would let one user open another
+ * user's Studio. Pools whose usernames are not valid profile names use `STUDIO_PROFILE_CLAIM=sub`.
+ */
+export function profileNameFor(claims: Record<string, string>, claim: string): string | undefined {
+  const value = claims[claim];
+  return value !== undefined && PROFILE_NAME_RE.test(value) ? value : undefined;
+}
+
+export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
+  const logger = deps.logger ?? new Logger({ serviceName: 'studio-login' });
+  const { settings } = deps;
+
+  return async (event) => {
+    if (
+      event.httpMethod.toUpperCase() !== 'GET' ||
+      !/^\/studio\/login\/?$/.test(event.path || event.resource)
+    ) {
+      return message(404, 'Not found');
+    }
+    const claims = claimsOf(event);
+    // Only an ID token names the user; the authorizer also accepts access tokens when scopes are set.
+    if (!claims?.sub || (claims.token_use !== undefined && claims.token_use !== 'id')) {
+      return message(401, 'Unauthorized');
+    }
+    const profile = profileNameFor(claims, settings.profileClaim);
+    if (!profile) {
+      logger.warn('no Studio profile name for caller', { sub: claims.sub, claim: settings.profileClaim });
+      return message(404, 'No SageMaker Studio user profile for this user');
+    }
+    try {
+      const result = await deps.sagemaker.send(
+        new CreatePresignedDomainUrlCommand({
+          DomainId: settings.domainId,
+          UserProfileName: profile,
+          ExpiresInSeconds: settings.urlExpiresInSeconds,
+          SessionExpirationDurationInSeconds: settings.sessionExpiresInSeconds,
+        }),
+      );
+      if (!result.AuthorizedUrl) throw new Error('CreatePresignedDomainUrl returned no URL');
+      logger.info('Studio login URL issued', { sub: claims.sub, user_profile: profile });
+      return {
+        statusCode: 200,
+        headers: HEADERS,
+        body: JSON.stringify({
+          url: result.AuthorizedUrl,
+          expires_in_seconds: settings.urlExpiresInSeconds,
+          session_expires_in_seconds: settings.sessionExpiresInSeconds,
+          user_profile: profile,
+        }),
+      };
+    } catch (error) {
+      if (
+        error instanceof ResourceNotFound ||
+        (error as { name?: unknown } | null)?.name === 'ResourceNotFound'
+      ) {
+        logger.info('caller has no Studio user profile', { sub: claims.sub, user_profile: profile });
+        return message(404, 'No SageMaker Studio user profile for this user');
+      }
+      logger.error('CreatePresignedDomainUrl failed', {
+        sub: claims.sub,
+        error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return message(500, 'Could not create a Studio login URL');
+    }
+  };
+}
+
+const logger = new Logger({ serviceName: 'studio-login' });
+let fromEnv: StudioLoginHandler | undefined;
+
+/** Lambda entry point: STUDIO_DOMAIN_ID (+ optional settings) from the environment. */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  if (!fromEnv) {
+    try {
+      const settings = settingsFromEnv(process.env);
+      const region = process.env.STUDIO_REGION?.trim();
+      fromEnv = createHandler({ sagemaker: new SageMakerClient(region ? { region } : {}), settings, logger });
+    } catch (error) {
+      logger.error('studio login configuration is invalid', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return message(500, 'Studio login is misconfigured');
+    }
+  }
+  return fromEnv(event);
+};

@@ -1,0 +1,198 @@
+/**
+ * inference-proxy as a service: the envelope guards every path but the probes, the seed's operations
+ * and operation ids are published, and no query parameter can ever turn into a 422.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
+import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import {
+  echoHandler,
+  endpointRecord,
+  KEY,
+  send,
+  startModelServer,
+  startProxy,
+  testCa,
+  type ModelServer,
+  type ProxyHarness,
+} from './harness.js';
+
+const CLIENT = fileURLToPath(new URL('../../fixtures/envelope_client.py', import.meta.url));
+
+function python(request: Record<string, unknown>): Promise<{ status: number; body: string }[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [CLIENT]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as { status: number; body: string }[])
+        : reject(new Error(`envelope_client.py exited ${code}: ${err}`)),
+    );
+    child.stdin.end(JSON.stringify({ key: KEY, method: 'GET', ...request }));
+  });
+}
+
+describe('inference-proxy service surface', () => {
+  let model: ModelServer;
+  let proxy: ProxyHarness;
+
+  beforeAll(async () => {
+    testCa();
+    model = await startModelServer(echoHandler);
+    proxy = await startProxy({ endpoints: new StaticEndpointSource([endpointRecord('llama', model.port)]) });
+  });
+
+  afterAll(async () => {
+    await proxy.close();
+    await model.close();
+  });
+
+  test('the probes answer without an envelope', async () => {
+    const live = await send(proxy.base, '/healthz', { signed: false });
+    expect(live.status).toBe(200);
+    expect(JSON.parse(live.text)).toEqual({ status: 'healthy', service: 'inference-proxy' });
+    const ready = await send(proxy.base, '/readyz', { signed: false });
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', service: 'inference-proxy' });
+  });
+
+  test('readiness fails once draining starts', async () => {
+    const draining = await startProxy({ endpoints: new StaticEndpointSource() });
+    try {
+      draining.proxy.startDraining();
+      expect((await send(draining.base, '/readyz', { signed: false })).status).toBe(503);
+    } finally {
+      await draining.close();
+    }
+  });
+
+  test.each([
+    ['GET', '/'],
+    ['GET', '/inference/llama/v1/completions'],
+    ['POST', '/inference/llama/v1/completions'],
+    ['HEAD', '/inference/llama/health'],
+    ['GET', '/inference/llama'],
+    ['GET', '/inference/unknown/x'],
+    ['GET', '/openapi.json'],
+  ])('%s %s without an envelope is 403 and never forwarded', async (method, target) => {
+    const before = model.seen.length;
+    const res = await send(proxy.base, target, { method, signed: false });
+    expect(res.status).toBe(403);
+    if (method !== 'HEAD') expect(JSON.parse(res.text)).toEqual({ detail: 'Forbidden' });
+    expect(model.seen.length).toBe(before);
+  });
+
+  test('a signature over a different query is 403', async () => {
+    const headers = signEnvelope({ key: KEY, method: 'GET', target: '/inference/llama/generate?n=1' });
+    const res = await send(proxy.base, '/inference/llama/generate?n=2', { signed: false, headers });
+    expect(res.status).toBe(403);
+  });
+
+  test('a POST signed and sent by the independent Python client is forwarded', async () => {
+    const [res] = await python({
+      base: proxy.base,
+      method: 'POST',
+      target: '/inference/llama/v1/completions?stream=false',
+      body: '{"prompt": "hello"}',
+    });
+    expect(res?.status).toBe(200);
+    const echoed = JSON.parse(res?.body ?? '{}');
+    expect(echoed).toMatchObject({ method: 'POST', url: '/v1/completions?stream=false', body_length: 19 });
+  });
+
+  test('GET / is a small authenticated descriptor', async () => {
+    const res = await send(proxy.base, '/');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({
+      service: 'inference-proxy',
+      version: '1.0.0',
+      region: 'us-east-1',
+    });
+  });
+
+  test('no query parameter, however odd, is a 422: every query goes to the model', async () => {
+    for (const query of [
+      '?limit=abc',
+      '?offset=-1&limit=99999',
+      '?namepsace=typo',
+      '?a=1&a=2&a=3',
+      '?json=%7B%22x%22%3A1%7D',
+      '?=',
+      '?&&&',
+      '?',
+    ]) {
+      const target = `/inference/llama/generate${query}`;
+      const res = await send(proxy.base, target);
+      expect({ query, status: res.status }).toEqual({ query, status: 200 });
+      expect(JSON.parse(res.text).url).toBe(`/generate${query}`);
+    }
+  });
+
+  test('a body over 1 MiB is 413 and not forwarded', async () => {
+    const before = model.seen.length;
+    const res = await send(proxy.base, '/inference/llama/generate', {
+      method: 'POST',
+      body: Buffer.alloc(1024 * 1024 + 1, 'a'),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(res.status).toBe(413);
+    expect(model.seen.length).toBe(before);
+  });
+
+  test('methods other than GET, POST and HEAD are not proxy operations', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const res = await send(proxy.base, '/inference/llama/generate', { method, body: '{}' });
+      expect({ method, status: res.status }).toEqual({ method, status: 404 });
+    }
+  });
+
+  test('the OpenAPI document carries the seed operations, ids and paths', async () => {
+    const res = await send(proxy.base, '/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = JSON.parse(res.text);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    const ops: Record<string, string> = {};
+    for (const [path, item] of Object.entries<Record<string, { operationId: string }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(item))
+        ops[`${method.toUpperCase()} ${path}`] = op.operationId;
+    }
+    expect(ops).toEqual({
+      'GET /': 'root__get',
+      'GET /healthz': 'kubernetes_health_check_healthz_get',
+      'GET /readyz': 'kubernetes_readiness_check_readyz_get',
+      'GET /inference/{endpoint_name}': 'proxy_inference_root_inference__endpoint_name__get',
+      'POST /inference/{endpoint_name}': 'proxy_inference_root_inference__endpoint_name__post',
+      'HEAD /inference/{endpoint_name}': 'proxy_inference_root_inference__endpoint_name__head',
+      'GET /inference/{endpoint_name}/{upstream_path}':
+        'proxy_inference_path_inference__endpoint_name___upstream_path__get',
+      'POST /inference/{endpoint_name}/{upstream_path}':
+        'proxy_inference_path_inference__endpoint_name___upstream_path__post',
+      'HEAD /inference/{endpoint_name}/{upstream_path}':
+        'proxy_inference_path_inference__endpoint_name___upstream_path__head',
+    });
+    const op = doc.paths['/inference/{endpoint_name}/{upstream_path}'].post;
+    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      'path:endpoint_name',
+      'path:upstream_path',
+    ]);
+    expect(op.security).toEqual([{ gcoHmac: [] }]);
+    expect(Object.keys(op.responses)).toEqual(
+      expect.arrayContaining(['200', '403', '404', '422', '502', '503', '504']),
+    );
+    expect(doc.paths['/healthz'].get.security).toBeUndefined();
+  });
+
+  test('/metrics counts forwarded requests by target and outcome', async () => {
+    await send(proxy.base, '/inference/llama/generate');
+    const res = await send(proxy.base, '/metrics', { signed: false });
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/inference_upstream_requests_total\{[^}]*target="primary"[^}]*outcome="2xx"/);
+    expect(res.text).toContain('inference_upstream_headers_seconds_bucket');
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * The central job queue against dynalite and the Kubernetes API simulator: the queue routes on a real
+ * service (signed HTTP on 127.0.0.1), its worker on a clock the test can move, EC2 spot prices through
+ * aws-sdk-client-mock, and extra workers for crash scenarios.
+ */
+import { DescribeSpotPriceHistoryCommand, EC2Client, type SpotPrice } from '@aws-sdk/client-ec2';
+import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
+import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
+import {
+  Ec2SpotPriceSource,
+  KubeJobDispatcher,
+  QUEUE_JOB_LABEL,
+  QueueStore,
+  QueueWorker,
+  registerQueueRoutes,
+  type JobDispatcher,
+  type QueueWorkerOptions,
+} from '../../../cluster/manifest-processor/src/queue/index.js';
+import { silentLogger } from '../../../cluster/shared/logger.js';
+import { createService, type Service } from '../../../cluster/shared/service.js';
+import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
+import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import {
+  kubeConfigFor,
+  startKubeApiSimulator,
+  type KubeApiSimulator,
+  type KubeObject,
+} from '../../../lib/local/kube-api-simulator/index.js';
+
+export const KEY = 'queue-test-signing-key-0123456789abcdef';
+export const IMAGE = 'public.ecr.aws/docker/library/busybox:1.36';
+export const REGION = 'us-east-1';
+
+export const POLICY_ENV = {
+  ALLOWED_NAMESPACES: 'svc-jobs,default',
+  TRUSTED_REGISTRIES: 'public.ecr.aws',
+  TRUSTED_DOCKERHUB_ORGS: 'library',
+  MAX_CPU_PER_MANIFEST: '16',
+  MAX_MEMORY_PER_MANIFEST: '64Gi',
+  MAX_GPU_PER_MANIFEST: '4',
+};
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only JSON bodies
+}
+
+export interface HarnessOptions {
+  leaseMs?: number;
+  maxAttempts?: number;
+  pageSize?: number;
+  spotRecheckMs?: number;
+  maxConsecutiveFailures?: number;
+}
+
+export interface QueueHarness {
+  dynamo: LocalDynamo;
+  sim: KubeApiSimulator;
+  store: QueueStore;
+  policy: ValidationPolicy;
+  /** The worker POST /queue/poll runs ("worker-main"). */
+  worker: QueueWorker;
+  service: Service;
+  base: string;
+  ec2: AwsClientStub<EC2Client>;
+  /** Milliseconds added to the wall clock for every worker built here. */
+  clock: { offsetMs: number; now(): number };
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  submit(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Reply>;
+  /** Another worker of the same region on the same table, cluster and clock. */
+  makeWorker(id: string, overrides?: Partial<QueueWorkerOptions>): QueueWorker;
+  realDispatcher(): KubeJobDispatcher;
+  /** Current spot price per AZ of an instance type (undefined: EC2 reports none). */
+  setSpotPrices(instanceType: string, byZone: Record<string, number> | undefined): void;
+  /** Kubernetes Jobs the queue created (labelled with the queue job id). */
+  queueJobs(jobId?: string): KubeObject[];
+  waitFor<T>(
+    probe: () => Promise<T | undefined | false> | T | undefined | false,
+    timeoutMs?: number,
+  ): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A batch/v1 Job manifest from a trusted registry; `command` decides the simulated outcome. */
+export function jobManifest(name: string, overrides: { command?: string[]; namespace?: string } = {}) {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name,
+      ...(overrides.namespace ? { namespace: overrides.namespace } : {}),
+      labels: { app: 'demo' },
+    },
+    spec: {
+      backoffLimit: 0,
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'main',
+              image: IMAGE,
+              command: overrides.command ?? ['sh', '-c', 'echo hello from the queue'],
+              resources: { requests: { cpu: '100m', memory: '64Mi' } },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
+  const dynamo = await startLocalDynamo();
+  const sim = await startKubeApiSimulator({ kubelet: { pendingMs: 20, runningMs: 40 } });
+  const kubeConfig = kubeConfigFor(sim.url);
+  const store = new QueueStore(dynamo.client(), dynamo.env.JOB_QUEUE_TABLE ?? '');
+  const policy = new ValidationPolicy(loadPolicyConfig(POLICY_ENV));
+
+  const ec2Client = new EC2Client({ region: REGION, credentials: LOCAL_CREDENTIALS });
+  const ec2 = mockClient(ec2Client);
+  const prices = new Map<string, Record<string, number> | undefined>();
+  ec2.on(DescribeSpotPriceHistoryCommand).callsFake((input: { InstanceTypes?: string[] }) => {
+    const type = input.InstanceTypes?.[0] ?? '';
+    const history: SpotPrice[] = Object.entries(prices.get(type) ?? {}).map(([zone, price]) => ({
+      AvailabilityZone: zone,
+      InstanceType: type as SpotPrice['InstanceType'],
+      ProductDescription: 'Linux/UNIX',
+      SpotPrice: price.toFixed(6),
+      Timestamp: new Date(),
+    }));
+    return { SpotPriceHistory: history };
+  });
+  const spotPrices = new Ec2SpotPriceSource({ cacheMs: 0, clientFor: () => ec2Client });
+
+  const clock = {
+    offsetMs: 0,
+    now() {
+      return Date.now() + clock.offsetMs;
+    },
+  };
+  const workers: QueueWorker[] = [];
+  const makeWorker = (id: string, overrides: Partial<QueueWorkerOptions> = {}) => {
+    const worker = new QueueWorker({
+      store,
+      dispatcher: new KubeJobDispatcher(kubeConfig),
+      spotPrices,
+      policy,
+      region: REGION,
+      workerId: id,
+      leaseMs: opts.leaseMs ?? 30_000,
+      maxAttempts: opts.maxAttempts ?? 3,
+      pollIntervalMs: 20,
+      batchSize: 5,
+      spotRecheckMs: opts.spotRecheckMs ?? 0,
+      retentionDays: 30,
+      maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 3,
+      ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
+      now: () => clock.now(),
+      ...overrides,
+    });
+    workers.push(worker);
+    return worker;
+  };
+  const worker = makeWorker('worker-main');
+
+  const service = await createService({
+    name: 'manifest-processor',
+    version: '2.0.0',
+    description: 'queue routes under test',
+    envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
+    logger: silentLogger(),
+    routes: (app) => registerQueueRoutes(app, { store, policy, worker, now: () => clock.now() }),
+  });
+  const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...signEnvelope({
+          key: KEY,
+          method,
+          target: path,
+          ...(payload === undefined ? {} : { body: payload }),
+        }),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(payload === undefined ? {} : { body: payload }),
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: text ? (JSON.parse(text) as unknown) : undefined,
+    };
+  };
+
+  return {
+    dynamo,
+    sim,
+    store,
+    policy,
+    worker,
+    service,
+    base,
+    ec2,
+    clock,
+    call,
+    submit: (body, headers) => call('POST', '/api/v1/queue/jobs', body, headers),
+    makeWorker,
+    realDispatcher: () => new KubeJobDispatcher(kubeConfig),
+    setSpotPrices(instanceType, byZone) {
+      prices.set(instanceType, byZone);
+    },
+    queueJobs(jobId) {
+      return sim.list('batch/v1', 'Job').filter((j) => {
+        const label = (j.metadata.labels as Record<string, string> | undefined)?.[QUEUE_JOB_LABEL];
+        return label !== undefined && (jobId === undefined || label === jobId);
+      });
+    },
+    async waitFor(probe, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await probe();
+        if (value !== undefined && value !== false) return value;
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    },
+    async close() {
+      for (const w of workers) await w.stop();
+      await service.app.close();
+      ec2.restore();
+      ec2Client.destroy();
+      await sim.close();
+      await dynamo.close();
+    },
+  };
+}
+
+/** A dispatcher that runs `before`/`after` hooks around the real one: a worker that hangs or dies there. */
+export function hookedDispatcher(
+  real: JobDispatcher,
+  hooks: { before?: () => Promise<void>; after?: () => Promise<void> },
+): JobDispatcher {
+  return {
+    async apply(job) {
+      await hooks.before?.();
+      const ref = await real.apply(job);
+      await hooks.after?.();
+      return ref;
+    },
+    observe: (jobs) => real.observe(jobs),
+    ...(real.withdraw ? { withdraw: real.withdraw.bind(real) } : {}),
+  };
+}
+
+/** A promise plus its resolver: a gate the test opens when it wants the stuck worker to continue. */
+export function gate(): { wait: () => Promise<void>; open: () => void; reached: Promise<void> } {
+  let open!: () => void;
+  let markReached!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (markReached = resolve));
+  return {
+    wait: () => {
+      markReached();
+      return opened;
+    },
+    open,
+    reached,
+  };
+}

@@ -1,0 +1,129 @@
+/** What the app owner wires: createQueue() from the environment, routes, readiness, onClose. */
+import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
+import {
+  createQueue,
+  loadQueueConfig,
+  registerQueueRoutes,
+  type Queue,
+} from '../../../cluster/manifest-processor/src/queue/index.js';
+import { silentLogger } from '../../../cluster/shared/logger.js';
+import { createService, type Service } from '../../../cluster/shared/service.js';
+import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
+import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import {
+  kubeConfigFor,
+  startKubeApiSimulator,
+  type KubeApiSimulator,
+} from '../../../lib/local/kube-api-simulator/index.js';
+import { jobManifest, KEY, POLICY_ENV, REGION } from './harness.js';
+
+describe('central job queue: wiring into a service', () => {
+  let dynamo: LocalDynamo;
+  let sim: KubeApiSimulator;
+  let service: Service | undefined;
+  let base: string;
+
+  beforeEach(async () => {
+    dynamo = await startLocalDynamo();
+    sim = await startKubeApiSimulator({ kubelet: { pendingMs: 20, runningMs: 40 } });
+  });
+  afterEach(async () => {
+    await service?.app.close();
+    service = undefined;
+    await sim.close();
+    await dynamo.close();
+  });
+
+  async function start(env: Record<string, string>): Promise<Queue> {
+    const policy = new ValidationPolicy(loadPolicyConfig(POLICY_ENV));
+    const queue = createQueue({
+      config: loadQueueConfig({ QUEUE_REGION: REGION, QUEUE_POLL_INTERVAL_MS: '100', ...dynamo.env, ...env }),
+      dynamodb: dynamo.client(),
+      kubeConfig: kubeConfigFor(sim.url),
+      policy,
+      spotPrices: { currentPrice: async () => undefined },
+      logger: silentLogger(),
+    });
+    service = await createService({
+      name: 'manifest-processor',
+      version: '2.0.0',
+      description: 'wiring test',
+      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
+      logger: silentLogger(),
+      readiness: queue.readiness,
+      onClose: () => queue.close(),
+      routes: (app) => registerQueueRoutes(app, queue.routeDeps),
+    });
+    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    queue.start();
+    return queue;
+  }
+
+  async function call(method: string, path: string, body?: unknown) {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...signEnvelope({ key: KEY, method, target: path, ...(payload ? { body: payload } : {}) }),
+        ...(payload ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(payload ? { body: payload } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+    for (let i = 0; i < 500; i++) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('condition not met in time');
+  }
+
+  test('CENTRAL_QUEUE_WORKER_ENABLED runs the worker: jobs finish without polls; /readyz includes it', async () => {
+    const queue = await start({ CENTRAL_QUEUE_WORKER_ENABLED: 'true' });
+    expect(queue.worker.running).toBe(true);
+    const submitted = await call('POST', '/api/v1/queue/jobs', {
+      manifest: jobManifest('wired'),
+      target_region: REGION,
+    });
+    expect(submitted.status).toBe(200);
+    const id = submitted.body.job_id as string;
+    await until(async () =>
+      (await call('GET', `/api/v1/queue/jobs/${id}`)).body.status === 'succeeded' ? true : undefined,
+    );
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ queue_worker: 'ok' });
+
+    await service?.app.close(); // onClose stops the worker
+    service = undefined;
+    expect(queue.worker.running).toBe(false);
+  });
+
+  test('readiness fails once the worker task died', async () => {
+    const queue = await start({
+      CENTRAL_QUEUE_WORKER_ENABLED: 'true',
+      JOB_QUEUE_TABLE: 'missing-table',
+      QUEUE_MAX_CONSECUTIVE_FAILURES: '2',
+    });
+    await until(async () => (queue.worker.running ? undefined : true));
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ queue_worker: 'not_ready' });
+  });
+
+  test('without CENTRAL_QUEUE_WORKER_ENABLED nothing runs in the background; poll still works', async () => {
+    const queue = await start({});
+    expect(queue.worker.running).toBe(false);
+    expect(queue.readiness).toEqual({});
+    const submitted = await call('POST', '/api/v1/queue/jobs', {
+      manifest: jobManifest('manual'),
+      target_region: REGION,
+    });
+    const poll = await call('POST', '/api/v1/queue/poll?limit=1');
+    expect(poll.body.dispatched).toEqual([expect.objectContaining({ job_id: submitted.body.job_id })]);
+  });
+});
