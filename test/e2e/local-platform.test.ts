@@ -36,7 +36,12 @@ test('npm start brings the platform up, publishes endpoints.json, and stops clea
     });
 
     const endpoints = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as LocalEndpoints;
-    expect(Object.keys(endpoints.services).sort()).toEqual(['health-monitor', 'manifest-processor']);
+    expect(Object.keys(endpoints.services).sort()).toEqual([
+      'cost-monitor',
+      'health-monitor',
+      'inference-proxy',
+      'manifest-processor',
+    ]);
     expect(endpoints.signingKey).toMatch(/^[0-9a-f]{64}$/);
     expect(out).toContain(endpoints.signingKey);
     expect(out).toContain(endpoints.services['health-monitor']);
@@ -103,6 +108,53 @@ test('npm start brings the platform up, publishes endpoints.json, and stops clea
     expect((await signed('GET', '/api/v1/jobs/svc-jobs/e2e-hello/logs')).body.pods[0].logs).toContain(
       'hi from e2e',
     );
+
+    // The central queue: submitted once (with an Idempotency-Key, replayed), dispatched by the worker.
+    const queued = async () => {
+      const payload = JSON.stringify({
+        manifest: { ...job, metadata: { name: 'e2e-queued' } },
+        target_region: endpoints.region,
+        priority: 50,
+      });
+      const res = await fetch(`${mp}/api/v1/queue/jobs`, {
+        method: 'POST',
+        headers: {
+          ...signEnvelope({
+            key: endpoints.signingKey,
+            method: 'POST',
+            target: '/api/v1/queue/jobs',
+            body: payload,
+          }),
+          'content-type': 'application/json',
+          'idempotency-key': 'e2e-key-1',
+        },
+        body: payload,
+      });
+      return { status: res.status, body: await jsonOf(res) };
+    };
+    const first = await queued();
+    const replay = await queued();
+    expect(first.status).toBe(200);
+    expect(replay.body.job_id).toBe(first.body.job_id);
+    expect(replay.body.idempotent_replay).toBe(true);
+    let queuedStatus = '';
+    const queueDeadline = Date.now() + 30_000;
+    while (queuedStatus !== 'succeeded' && Date.now() < queueDeadline) {
+      queuedStatus = (await signed('GET', `/api/v1/queue/jobs/${first.body.job_id}`)).body.status as string;
+      if (queuedStatus !== 'succeeded') await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(queuedStatus).toBe('succeeded');
+
+    // A job from a template, and a cost report through cost-monitor over verified TLS.
+    const template = { name: 'e2e-template', manifest: { ...job, metadata: { name: '{{name}}' } } };
+    expect((await signed('POST', '/api/v1/templates', template)).status).toBe(200);
+    const fromTemplate = await signed('POST', '/api/v1/jobs/from-template/e2e-template', {
+      name: 'e2e-from-template',
+    });
+    expect(fromTemplate.status).toBe(200);
+    const report = await signed('POST', '/api/v1/cost/reports', { window_hours: 1 });
+    expect(report.status).toBe(200);
+    expect((await signed('GET', '/api/v1/cost/status')).status).toBe(200);
 
     const nodes = await jsonOf(await fetch(`${endpoints.kubernetes}/api/v1/nodes`));
     expect(nodes.items.length).toBeGreaterThan(0);

@@ -33,7 +33,16 @@ const SERVICES: Record<
     probe: { path: '/', signed: true },
   },
   'manifest-processor': {
-    env: (s) => ({ SIGNING_KEY: KEY, KUBECONFIG: join(s.dir, 'kubeconfig') }),
+    env: (s) => ({
+      ...s.dynamo.env,
+      SIGNING_KEY: KEY,
+      KUBECONFIG: join(s.dir, 'kubeconfig'),
+      GLOBAL_REGION: 'us-east-2',
+      AWS_ENDPOINT_URL_DYNAMODB: s.dynamo.endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      COST_MONITOR_CA_FILE: join(s.dir, 'internal-ca.pem'),
+    }),
     probe: { path: '/api/v1/jobs', signed: true },
   },
   'inference-proxy': {

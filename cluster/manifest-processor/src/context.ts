@@ -2,6 +2,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HttpError } from '../../shared/errors.js';
 import type { ManifestApplier } from './apply.js';
+import type { CentralState } from './central.js';
 import type { ManifestProcessorConfig } from './config.js';
 import type { JobsService } from './jobs.js';
 import type { ValidationPolicy } from './policy/index.js';
@@ -14,6 +15,8 @@ export interface ProcessorContext {
   applier: ManifestApplier;
   jobs: JobsService;
   resources: ResourceService;
+  /** Queue, templates, webhooks and cost, when wired (central.ts). */
+  central?: CentralState;
 }
 
 /** Reads and deletes are confined to the namespaces the policy allows writes to. */

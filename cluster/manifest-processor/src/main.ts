@@ -1,4 +1,5 @@
 /** manifest-processor entry point (the container's command). */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { keySourceFromEnv } from '../../../lambda/shared/signing-keys.js';
 import { EnvReader } from '../../shared/env.js';
@@ -7,19 +8,34 @@ import { listen } from '../../shared/listen.js';
 import { runMain } from '../../shared/main.js';
 import { createManifestProcessor, SERVICE_NAME } from './app.js';
 import { loadManifestProcessorConfig } from './config.js';
+import { CostMonitorClient } from './cost/index.js';
 import { loadPolicyConfig, ValidationPolicy } from './policy/index.js';
+import { createCentralState } from './central.js';
 
 await runMain(SERVICE_NAME, async () => {
   const config = loadManifestProcessorConfig();
   const policy = new ValidationPolicy(loadPolicyConfig());
   const env = new EnvReader();
   const freshnessSeconds = env.number('ENVELOPE_FRESHNESS_SECONDS', 30, { min: 5, max: 300 });
+  // The central tables (queue, templates, webhooks) live in the global region (ARCHITECTURE.md).
+  const globalRegion = env.string('GLOBAL_REGION', config.region);
   env.done();
+  const kubeConfig = kubeConfigFromEnv();
+  const central = createCentralState({
+    env: process.env,
+    dynamodb: new DynamoDBClient({ region: globalRegion }),
+    kubeConfig,
+    policy,
+    config,
+    cost: CostMonitorClient.fromEnv(),
+  });
   const service = await createManifestProcessor({
     config,
     policy,
-    kubeConfig: kubeConfigFromEnv(),
+    kubeConfig,
     envelope: new EnvelopeVerifier({ keys: keySourceFromEnv(), freshnessSeconds }),
+    central,
   });
+  central.start();
   await listen(service);
 });

@@ -12,7 +12,7 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
 import { startLocalS3, type LocalS3 } from '../../../lib/local/s3.js';
 import { TABLES } from '../../../lib/tables.js';
-import { startOpenCostFixture, type OpenCostFixture } from './opencost-fixture.js';
+import { startOpenCostStandIn, type OpenCostStandIn } from '../../../lib/local/opencost-stand-in.js';
 
 export const BUCKET = 'gco-cost-reports-us-east-1';
 
@@ -48,7 +48,7 @@ export interface MonitorOptions {
 export interface CostEnv {
   dynamo: LocalDynamo;
   s3: LocalS3;
-  opencost: OpenCostFixture;
+  opencost: OpenCostStandIn;
   table: string;
   config(overrides?: Partial<CostMonitorConfig>): CostMonitorConfig;
   startMonitor(opts?: MonitorOptions): Promise<RunningMonitor>;
@@ -58,7 +58,7 @@ export interface CostEnv {
 export async function startCostEnv(): Promise<CostEnv> {
   const dynamo = await startLocalDynamo({ region: 'us-east-1', tables: [TABLES.costReports] });
   const s3 = await startLocalS3({ buckets: [BUCKET] });
-  const opencost = await startOpenCostFixture();
+  const opencost = await startOpenCostStandIn();
   const table = dynamo.env[TABLES.costReports.envVar] ?? '';
   const running: RunningMonitor[] = [];
 

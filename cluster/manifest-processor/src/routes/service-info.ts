@@ -1,10 +1,35 @@
 /** GET /, /api/v1/health, /api/v1/status, /api/v1/policy. */
 import type { ServiceApp } from '../../../shared/service.js';
+import type { CentralState } from '../central.js';
 import type { ProcessorContext } from '../context.js';
 import { buildPolicyReport } from '../policy/index.js';
 
 export const SERVICE_NAME = 'manifest-processor';
 export const SERVICE_VERSION = '2.0.0';
+
+/** Templates, webhooks and the queue worker as /api/v1/status reports them; a failing table is reported, not thrown. */
+async function centralStatus(central: CentralState) {
+  const settle = async <T>(read: () => Promise<T>) => {
+    try {
+      return await read();
+    } catch {
+      return null;
+    }
+  };
+  const [templates, webhooks] = await Promise.all([
+    settle(() => central.templates.list()),
+    settle(() => central.webhooks.store.list()),
+  ]);
+  return {
+    templates: templates
+      ? { count: templates.length, names: templates.map((t) => t.name).sort() }
+      : { status: 'unavailable' },
+    webhooks: webhooks
+      ? { count: webhooks.length, events: [...new Set(webhooks.flatMap((w) => w.events))].sort() }
+      : { status: 'unavailable' },
+    queue: { region: central.queue.config.region, worker_enabled: central.queue.config.workerEnabled },
+  };
+}
 
 export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void {
   const base = () => ({ cluster: ctx.config.clusterName, region: ctx.config.region });

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 export type FixtureMode = 'ok' | 'empty' | 'api-error' | 'http-error' | 'hang';
 
-export interface OpenCostFixture {
+export interface OpenCostStandIn {
   readonly url: string;
   mode: FixtureMode;
   /** Every request URL (path + query) received. */
@@ -267,7 +267,7 @@ export function allocationSet(aggregate: string, start: string, end: string): Re
   return set;
 }
 
-export async function startOpenCostFixture(): Promise<OpenCostFixture> {
+export async function startOpenCostStandIn(): Promise<OpenCostStandIn> {
   const requests: URL[] = [];
   const fixture = { mode: 'ok' as FixtureMode };
   const server: Server = createServer((req, res) => {

@@ -1,0 +1,264 @@
+/**
+ * GET|POST /api/v1/templates, GET|DELETE /api/v1/templates/{name} and
+ * POST /api/v1/jobs/from-template/{name}. A job made from a template takes the same road as a submission:
+ * the front-door policy and the orchestrator's server-side dry run (ManifestApplier), then a real apply.
+ */
+import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
+import type { ManifestApplier } from '../apply.js';
+import { jobView } from '../job-view.js';
+import type { JobsService } from '../jobs.js';
+import { findTooDeep, type ValidationPolicy } from '../policy/index.js';
+import { formatPath } from '../policy/json.js';
+import {
+  parameterValues,
+  renderTemplate,
+  RESERVED_PARAMETERS,
+  scanPlaceholders,
+  type PathSegment,
+  type RenderProblem,
+} from './placeholders.js';
+import { JobFromTemplateRequest, JobTemplateRequest, TemplatePath } from './schemas.js';
+import type { StoredTemplate, TemplateStore } from './store.js';
+
+/** Label stamped on every job created from a template (template names are DNS labels, valid label values). */
+export const TEMPLATE_LABEL = 'gco.dev/template';
+
+export interface TemplateRouteDeps {
+  templates: TemplateStore;
+  applier: Pick<ManifestApplier, 'apply'>;
+  jobs: Pick<JobsService, 'read'>;
+  policy: ValidationPolicy;
+}
+
+function templateView(t: StoredTemplate) {
+  return { ...t, placeholders: scanPlaceholders(t.manifest).names };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Bounds nesting before anything recursive walks the value; the rendered manifest is re-checked by the policy. */
+function depthItems(value: unknown, maxDepth: number, loc: PathSegment[]): ValidationErrorItem[] {
+  const path = findTooDeep(value, maxDepth);
+  if (!path) return [];
+  return [
+    {
+      loc: [...loc, ...path],
+      msg: `Value error, nesting deeper than ${maxDepth} levels is not allowed`,
+      type: 'value_error',
+    },
+  ];
+}
+
+function reservedItems(parameters: Record<string, unknown> | null | undefined): ValidationErrorItem[] {
+  return Object.keys(parameters ?? {})
+    .filter((key) => RESERVED_PARAMETERS.includes(key))
+    .map((key) => ({
+      loc: ['body', 'parameters', key],
+      msg: `Value error, '${key}' is reserved: it is set from the request's ${key} field`,
+      type: 'value_error',
+      input: parameters?.[key],
+    }));
+}
+
+/** Checks a template can ever yield a batch/v1 Job before it is stored. */
+function templateItems(manifest: Record<string, unknown>, maxDepth: number): ValidationErrorItem[] {
+  const items: ValidationErrorItem[] = [];
+  const deep = depthItems(manifest, maxDepth, ['body', 'manifest']);
+  if (deep.length > 0) return deep; // the placeholder scan below recurses
+  for (const [field, expected] of [
+    ['apiVersion', 'batch/v1'],
+    ['kind', 'Job'],
+  ] as const) {
+    if (manifest[field] !== expected) {
+      items.push({
+        loc: ['body', 'manifest', field],
+        msg: `Input should be '${expected}' (templates describe batch/v1 Jobs; placeholders are not allowed here)`,
+        type: 'literal_error',
+        input: manifest[field] ?? null,
+        ctx: { expected: `'${expected}'` },
+      });
+    }
+  }
+  for (const path of scanPlaceholders(manifest).keysWithPlaceholders) {
+    items.push({
+      loc: ['body', 'manifest', ...path],
+      msg: 'Value error, placeholders are not allowed in object keys',
+      type: 'value_error',
+    });
+  }
+  return items;
+}
+
+function problemItem(problem: RenderProblem): ValidationErrorItem {
+  switch (problem.kind) {
+    case 'missing':
+      return {
+        loc: ['body', 'parameters', problem.name],
+        msg: `Field required: template placeholder {{${problem.name}}} (at manifest.${formatPath(problem.path)}) has no value`,
+        type: 'missing',
+        input: null,
+      };
+    case 'not_scalar':
+      return {
+        loc: ['body', 'parameters', problem.name],
+        msg: `Value error, {{${problem.name}}} is used inside a string (at manifest.${formatPath(problem.path)}), so its value must be a string, number or boolean, not ${problem.valueType}`,
+        type: 'value_error',
+      };
+    case 'too_large':
+      return {
+        loc: ['body', 'parameters'],
+        msg: `Value error, substituted values would add more than ${problem.limit} bytes to the manifest`,
+        type: 'value_error',
+      };
+  }
+}
+
+/** Job name, namespace and the template label come from the request, whatever the template says. */
+function finalise(
+  manifest: Record<string, unknown>,
+  job: { name: string; namespace: string; template: string },
+): Record<string, unknown> {
+  const metadata = isRecord(manifest.metadata) ? { ...manifest.metadata } : {};
+  delete metadata.generateName;
+  metadata.name = job.name;
+  metadata.namespace = job.namespace;
+  if (metadata.labels === undefined || isRecord(metadata.labels)) {
+    metadata.labels = { ...(metadata.labels ?? {}), [TEMPLATE_LABEL]: job.template };
+  }
+  return { ...manifest, metadata };
+}
+
+export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps): void {
+  const maxDepth = deps.policy.config.maxDepth;
+
+  app.get(
+    '/api/v1/templates',
+    { schema: { operationId: 'list_templates_api_v1_templates_get', summary: 'All job templates' } },
+    async () => {
+      const templates = (await deps.templates.list()).map(templateView);
+      return { templates, count: templates.length };
+    },
+  );
+
+  app.post(
+    '/api/v1/templates',
+    {
+      schema: {
+        operationId: 'create_template_api_v1_templates_post',
+        summary: 'Create a job template (409 when the name is taken)',
+        body: JobTemplateRequest,
+      },
+    },
+    async (request) => {
+      const { name, manifest, description, parameters } = request.body;
+      const items = [
+        ...templateItems(manifest, maxDepth),
+        ...reservedItems(parameters),
+        ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
+      ];
+      if (items.length > 0) throw new RequestValidationError(items);
+      const created = await deps.templates.create({
+        name,
+        manifest,
+        description: description ?? null,
+        parameters: parameters ?? null,
+      });
+      request.log.info({ template: name }, 'template created');
+      return templateView(created);
+    },
+  );
+
+  app.get(
+    '/api/v1/templates/:name',
+    {
+      schema: {
+        operationId: 'get_template_api_v1_templates__name__get',
+        summary: 'One job template',
+        params: TemplatePath,
+      },
+    },
+    async (request) => {
+      const template = await deps.templates.get(request.params.name);
+      if (!template) throw new HttpError(404, `Template ${request.params.name} not found`);
+      return templateView(template);
+    },
+  );
+
+  app.delete(
+    '/api/v1/templates/:name',
+    {
+      schema: {
+        operationId: 'delete_template_api_v1_templates__name__delete',
+        summary: 'Delete a job template (jobs already created from it are untouched)',
+        params: TemplatePath,
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      if (!(await deps.templates.delete(name))) throw new HttpError(404, `Template ${name} not found`);
+      request.log.info({ template: name }, 'template deleted');
+      return { deleted: true, name };
+    },
+  );
+
+  app.post(
+    '/api/v1/jobs/from-template/:name',
+    {
+      schema: {
+        operationId: 'create_job_from_template_api_v1_jobs_from_template__name__post',
+        summary:
+          'Create a job from a template with parameter substitution (200 created; 400 with the per-resource report when policy or cluster rejects it)',
+        params: TemplatePath,
+        body: JobFromTemplateRequest,
+      },
+    },
+    async (request, reply) => {
+      const templateName = request.params.name;
+      const { name, namespace, parameters } = request.body;
+      const template = await deps.templates.get(templateName);
+      if (!template) throw new HttpError(404, `Template ${templateName} not found`);
+
+      const early = [
+        ...reservedItems(parameters),
+        ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
+      ];
+      if (early.length > 0) throw new RequestValidationError(early);
+      const values = parameterValues(template.parameters, parameters, { name, namespace });
+      const rendered = renderTemplate(template.manifest, values);
+      if (rendered.problems.length > 0) {
+        throw new RequestValidationError(rendered.problems.map(problemItem));
+      }
+      const manifest = finalise(rendered.manifest, { name, namespace, template: templateName });
+
+      // Server-side apply would quietly update a job of the same name; creating means it must not exist.
+      // Only asked for allowed namespaces, so the answer never reveals what other namespaces hold.
+      if (deps.policy.config.allowedNamespaces.includes(namespace)) {
+        const exists = await deps.jobs.read(namespace, name).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof HttpError && error.statusCode === 404) return false;
+            throw error;
+          },
+        );
+        if (exists) throw new HttpError(409, `Job ${namespace}/${name} already exists`);
+      }
+
+      const report = await deps.applier.apply([manifest], { namespace, dryRun: false, validate: true });
+      const outcome = report.resources[0]?.status;
+      request.log.info(
+        { template: templateName, namespace, job: name, success: report.success, outcome },
+        'job from template',
+      );
+      if (!report.success) return reply.code(400).send({ ...report, template: templateName });
+      if (outcome !== 'created') {
+        // Lost a race with another create of the same name between the check and the apply.
+        throw new HttpError(409, `Job ${namespace}/${name} already exists`);
+      }
+      const job = await deps.jobs.read(namespace, name);
+      return { ...report, template: templateName, job: jobView(job) };
+    },
+  );
+}

@@ -1,0 +1,113 @@
+/** GET|POST /api/v1/webhooks and DELETE /api/v1/webhooks/{webhook_id}. */
+import { HttpError, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
+import { ListWebhooksQuery, WebhookPath, WebhookRequest } from './schemas.js';
+import { vetWebhookTarget, type Lookup } from './ssrf.js';
+import { webhookView, type WebhookStore } from './store.js';
+
+export interface WebhookRouteDeps {
+  webhooks: WebhookStore;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: local development only. */
+  allowPrivateTargets: boolean;
+  /** The policy's allowed namespaces: the only ones with jobs, so the only useful filters. */
+  allowedNamespaces: readonly string[];
+  lookup?: Lookup;
+}
+
+function storeError(error: unknown): HttpError {
+  return error instanceof HttpError ? error : new HttpError(503, 'Webhook store unavailable');
+}
+
+export function registerWebhookRoutes(app: ServiceApp, deps: WebhookRouteDeps): void {
+  app.get(
+    '/api/v1/webhooks',
+    {
+      schema: {
+        operationId: 'list_webhooks_api_v1_webhooks_get',
+        summary: 'Registered webhooks (secrets are never returned: see has_secret)',
+        querystring: ListWebhooksQuery,
+      },
+    },
+    async (request) => {
+      const webhooks = await deps.webhooks.list(request.query.namespace).catch((error: unknown) => {
+        throw storeError(error);
+      });
+      return { webhooks: webhooks.map(webhookView), count: webhooks.length };
+    },
+  );
+
+  app.post(
+    '/api/v1/webhooks',
+    {
+      schema: {
+        operationId: 'create_webhook_api_v1_webhooks_post',
+        summary: 'Register a webhook for job events',
+        body: WebhookRequest,
+      },
+    },
+    async (request) => {
+      const { url, events, namespace, secret } = request.body;
+      if (namespace && !deps.allowedNamespaces.includes(namespace)) {
+        throw new RequestValidationError([
+          {
+            loc: ['body', 'namespace'],
+            msg: `Value error, namespace ${namespace} has no jobs to watch (allowed: ${deps.allowedNamespaces.join(', ')})`,
+            type: 'value_error',
+            input: namespace,
+          },
+        ]);
+      }
+      try {
+        // Checked again before every delivery: DNS may change after registration.
+        await vetWebhookTarget(url, {
+          allowPrivateTargets: deps.allowPrivateTargets,
+          ...(deps.lookup ? { lookup: deps.lookup } : {}),
+        });
+      } catch (error) {
+        throw new RequestValidationError([
+          {
+            loc: ['body', 'url'],
+            msg: `Value error, webhook target refused: ${error instanceof Error ? error.message : String(error)}`,
+            type: 'value_error',
+            input: url,
+          },
+        ]);
+      }
+      const webhook = await deps.webhooks
+        .create({ url, events, namespace: namespace ?? null, secret: secret ?? null })
+        .catch((error: unknown) => {
+          throw storeError(error);
+        });
+      request.log.info(
+        {
+          webhook_id: webhook.webhook_id,
+          events,
+          namespace: webhook.namespace,
+          has_secret: webhook.secret !== null,
+        },
+        'webhook registered',
+      );
+      return webhookView(webhook);
+    },
+  );
+
+  app.delete(
+    '/api/v1/webhooks/:webhook_id',
+    {
+      schema: {
+        operationId: 'delete_webhook_api_v1_webhooks__webhook_id__delete',
+        summary: 'Delete a webhook (its undelivered deliveries are cancelled)',
+        params: WebhookPath,
+      },
+    },
+    async (request) => {
+      const { webhook_id } = request.params;
+      const deleted = await deps.webhooks.delete(webhook_id).catch((error: unknown) => {
+        throw storeError(error);
+      });
+      if (!deleted) throw new HttpError(404, `Webhook ${webhook_id} not found`);
+      request.log.info({ webhook_id }, 'webhook deleted');
+      return { deleted: true, webhook_id };
+    },
+  );
+}

@@ -1,0 +1,186 @@
+/**
+ * Secrets Manager rotation for the envelope signing-key secret `{"current":"…","previous":"…"}`.
+ *
+ * Four steps, each safe to retry (Secrets Manager retries a failed step with the same token):
+ * - createSecret: AWSPENDING = {"current": NEW, "previous": <AWSCURRENT.current>}; nothing to do when the
+ *   pending version for this token already exists.
+ * - setSecret: nothing. The secret is its own source of truth: no database or downstream system holds a
+ *   copy to update. Signers and verifiers read the secret itself (60 s cache).
+ * - testSecret: the pending version parses, both keys are non-empty and differ.
+ * - finishSecret: AWSCURRENT moves to the new version.
+ * Because the new version still carries the old key as `previous`, verifiers (which accept current and
+ * previous) keep accepting requests from signers that have not reloaded yet.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerRotationEvent } from 'aws-lambda';
+import { describeError } from '../shared/errors.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { parseSigningKeys } from '../shared/signing-keys.js';
+
+export const SERVICE_NAME = 'signing-key-rotation';
+
+const AWSCURRENT = 'AWSCURRENT';
+const AWSPENDING = 'AWSPENDING';
+
+/** 32 random bytes as base64url (43 characters): 256 bits for HMAC-SHA256. */
+export function generateSigningKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export class RotationError extends Error {
+  override readonly name = 'RotationError';
+}
+
+export interface RotationDeps {
+  client: Pick<SecretsManagerClient, 'send'>;
+  logger?: EdgeLogger;
+  generateKey?: () => string;
+}
+
+export type RotationHandler = (event: SecretsManagerRotationEvent) => Promise<void>;
+
+const STEPS = new Set(['createSecret', 'setSecret', 'testSecret', 'finishSecret']);
+
+export function createHandler(deps: RotationDeps): RotationHandler {
+  const { client } = deps;
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
+  const generateKey = deps.generateKey ?? generateSigningKey;
+
+  async function getSecretString(secretId: string, stage: string, versionId?: string): Promise<string> {
+    const out = await client.send(
+      new GetSecretValueCommand({
+        SecretId: secretId,
+        VersionStage: stage,
+        ...(versionId !== undefined ? { VersionId: versionId } : {}),
+      }),
+    );
+    if (typeof out.SecretString !== 'string') {
+      throw new RotationError(`secret ${stage} version has no SecretString`);
+    }
+    return out.SecretString;
+  }
+
+  async function createSecret(secretId: string, token: string): Promise<void> {
+    // Read AWSCURRENT first: a malformed current secret must stop the rotation before anything is written.
+    const current = parseSigningKeys(await getSecretString(secretId, AWSCURRENT));
+    try {
+      await getSecretString(secretId, AWSPENDING, token);
+      logger.info('createSecret: pending version already exists', {
+        step: 'createSecret',
+        version_id: token,
+      });
+      return;
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    const next = generateKey();
+    if (next.length === 0 || next === current.current) throw new RotationError('generated key is unusable');
+    await client.send(
+      new PutSecretValueCommand({
+        SecretId: secretId,
+        ClientRequestToken: token,
+        SecretString: JSON.stringify({ current: next, previous: current.current }),
+        VersionStages: [AWSPENDING],
+      }),
+    );
+    logger.info('createSecret: pending version written', { step: 'createSecret', version_id: token });
+  }
+
+  async function testSecret(secretId: string, token: string): Promise<void> {
+    let keys;
+    try {
+      keys = parseSigningKeys(await getSecretString(secretId, AWSPENDING, token));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) throw error;
+      // parseSigningKeys never quotes the secret, so its message is safe to keep.
+      throw new RotationError(`testSecret: pending version is invalid: ${(error as Error).message}`);
+    }
+    if (keys.previous === undefined)
+      throw new RotationError('testSecret: pending version has no "previous" key');
+    if (keys.previous === keys.current) throw new RotationError('testSecret: "current" equals "previous"');
+    logger.info('testSecret: pending version is valid', { step: 'testSecret', version_id: token });
+  }
+
+  async function finishSecret(
+    secretId: string,
+    token: string,
+    versions: Record<string, string[]>,
+  ): Promise<void> {
+    const currentVersion = Object.entries(versions).find(([, stages]) => stages.includes(AWSCURRENT))?.[0];
+    if (currentVersion === token) {
+      logger.info('finishSecret: version is already AWSCURRENT', { step: 'finishSecret', version_id: token });
+      return;
+    }
+    await client.send(
+      new UpdateSecretVersionStageCommand({
+        SecretId: secretId,
+        VersionStage: AWSCURRENT,
+        MoveToVersionId: token,
+        ...(currentVersion !== undefined ? { RemoveFromVersionId: currentVersion } : {}),
+      }),
+    );
+    logger.info('finishSecret: AWSCURRENT moved', {
+      step: 'finishSecret',
+      version_id: token,
+      previous_version_id: currentVersion,
+    });
+  }
+
+  return async (event) => {
+    const { SecretId: secretId, ClientRequestToken: token, Step: step } = event;
+    const fields = { step, secret_id: secretId, version_id: token };
+    try {
+      if (!STEPS.has(step)) throw new RotationError(`unknown rotation step ${JSON.stringify(step)}`);
+      const described = await client.send(new DescribeSecretCommand({ SecretId: secretId }));
+      if (!described.RotationEnabled) {
+        throw new RotationError(`secret ${secretId} does not have rotation enabled`);
+      }
+      const versions = described.VersionIdsToStages ?? {};
+      const stages = versions[token];
+      if (stages === undefined) {
+        throw new RotationError(`secret version ${token} has no stage for rotation of secret ${secretId}`);
+      }
+      if (stages.includes(AWSCURRENT)) {
+        // Retried after finishSecret succeeded, or a stale invocation: nothing left to do.
+        logger.info('version is already AWSCURRENT; nothing to do', fields);
+        return;
+      }
+      if (!stages.includes(AWSPENDING)) {
+        throw new RotationError(
+          `secret version ${token} is not set as AWSPENDING for rotation of secret ${secretId}`,
+        );
+      }
+      switch (step) {
+        case 'createSecret':
+          return await createSecret(secretId, token);
+        case 'setSecret':
+          // No downstream system holds a copy of the key: services read the secret itself.
+          logger.info('setSecret: nothing to set', fields);
+          return;
+        case 'testSecret':
+          return await testSecret(secretId, token);
+        case 'finishSecret':
+          return await finishSecret(secretId, token, versions);
+      }
+    } catch (error) {
+      logger.error('rotation step failed', { ...fields, ...describeError(error) });
+      throw error;
+    }
+  };
+}
+
+let built: RotationHandler | undefined;
+
+/** Lambda entry point (the client and logger are created on the first invocation). */
+export const handler: RotationHandler = (event) => {
+  built ??= createHandler({ client: new SecretsManagerClient({}) });
+  return built(event);
+};
