@@ -152,6 +152,9 @@ test('npm start brings the platform up, publishes endpoints.json, and stops clea
       name: 'e2e-from-template',
     });
     expect(fromTemplate.status).toBe(200);
+    const status = (await signed('GET', '/api/v1/status')).body;
+    expect(status.templates.names).toContain('e2e-template');
+    expect(status.queue).toEqual({ region: endpoints.region, worker_enabled: true });
     const report = await signed('POST', '/api/v1/cost/reports', { window_hours: 1 });
     expect(report.status).toBe(200);
     expect((await signed('GET', '/api/v1/cost/status')).status).toBe(200);

@@ -66,6 +66,21 @@ function failureMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** True when every field of `wanted` (recursively; arrays element by element) has the same value in `live`. */
+export function containsAll(live: unknown, wanted: unknown): boolean {
+  if (Array.isArray(wanted)) {
+    return (
+      Array.isArray(live) && live.length === wanted.length && wanted.every((w, i) => containsAll(live[i], w))
+    );
+  }
+  if (wanted !== null && typeof wanted === 'object') {
+    if (live === null || typeof live !== 'object' || Array.isArray(live)) return false;
+    const liveObject = live as Record<string, unknown>;
+    return Object.entries(wanted).every(([key, value]) => containsAll(liveObject[key], value));
+  }
+  return live === wanted;
+}
+
 export class ManifestApplier {
   private readonly objects: KubernetesObjectApi;
 
@@ -114,7 +129,11 @@ export class ManifestApplier {
       : await this.objects.create(manifest, undefined, dry, FIELD_MANAGER);
     const uid = after.metadata?.uid ?? before?.metadata?.uid;
     if (!before) return { status: 'created', ...(uid ? { uid } : {}) };
-    const unchanged = before.metadata?.resourceVersion === after.metadata?.resourceVersion;
+    // resourceVersion also moves when controllers write status, so "unchanged" means: the live object
+    // already held every field this manifest sets (or nothing was written at all).
+    const unchanged =
+      before.metadata?.resourceVersion === after.metadata?.resourceVersion ||
+      containsAll(JSON.parse(JSON.stringify(before)) as unknown, manifest);
     return { status: unchanged ? 'unchanged' : 'updated', ...(uid ? { uid } : {}) };
   }
 

@@ -97,6 +97,8 @@ export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void 
           max_gpus: policy.maxGpus,
         },
         allowed_kinds: policy.allowedKinds,
+        // The global status route merges these per region (seed 001).
+        ...(ctx.central ? await centralStatus(ctx.central) : {}),
         timestamp: new Date().toISOString(),
       };
     },
