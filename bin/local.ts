@@ -30,6 +30,9 @@ say(`signing key (envelope v1): ${endpoints.signingKey}`);
 say(`endpoints:                 ${endpointsFile}`);
 say(`kubectl:                   kubectl --kubeconfig ${kubeconfigFile} get nodes,pods -A`);
 say(`try:                       curl ${endpoints.services['health-monitor']}/api/v1/health`);
+say(
+  `                           npx tsx bin/signed-request.ts GET ${endpoints.services['manifest-processor']}/api/v1/jobs`,
+);
 say('');
 say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s — press Ctrl-C to stop`);
 
