@@ -1,6 +1,6 @@
 /** health-monitor entry point (the container's command). */
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { keySourceFromEnv } from '../../../lambda/shared/signing-keys.js';
+import { serviceKeySource } from '../../shared/signing-keys.js';
 import { EnvReader } from '../../shared/env.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { listen } from '../../shared/listen.js';
@@ -17,7 +17,7 @@ await runMain(SERVICE_NAME, async () => {
   const collector = new SnapshotCollector(kubeConfigFromEnv());
   const service = await createHealthMonitor({
     config,
-    envelope: new EnvelopeVerifier({ keys: keySourceFromEnv(), freshnessSeconds }),
+    envelope: new EnvelopeVerifier({ keys: serviceKeySource(), freshnessSeconds }),
     collect: () => collector.collect(),
   });
   await listen(service);

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { keySourceFromEnv } from '../../../lambda/shared/signing-keys.js';
+import { serviceKeySource } from '../../shared/signing-keys.js';
 import { listen, tlsFromEnv } from '../../shared/listen.js';
 import { runMain } from '../../shared/main.js';
 import { createInferenceProxy, SERVICE_NAME } from './app.js';
@@ -22,7 +22,7 @@ await runMain(SERVICE_NAME, async () => {
   const service = await createInferenceProxy({
     config: settings.config,
     envelope: new EnvelopeVerifier({
-      keys: keySourceFromEnv(),
+      keys: serviceKeySource(),
       freshnessSeconds: settings.envelopeFreshnessSeconds,
     }),
     endpoints: new DynamoEndpointSource(dynamodb, settings.tableName),

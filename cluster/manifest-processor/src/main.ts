@@ -1,7 +1,7 @@
 /** manifest-processor entry point (the container's command). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { keySourceFromEnv } from '../../../lambda/shared/signing-keys.js';
+import { serviceKeySource } from '../../shared/signing-keys.js';
 import { EnvReader } from '../../shared/env.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { listen } from '../../shared/listen.js';
@@ -33,7 +33,7 @@ await runMain(SERVICE_NAME, async () => {
     config,
     policy,
     kubeConfig,
-    envelope: new EnvelopeVerifier({ keys: keySourceFromEnv(), freshnessSeconds }),
+    envelope: new EnvelopeVerifier({ keys: serviceKeySource(), freshnessSeconds }),
     central,
   });
   central.start();

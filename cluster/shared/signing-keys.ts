@@ -1,0 +1,19 @@
+/**
+ * Where a cluster service's envelope keys come from. In a deployment: the signing-key secret in Secrets
+ * Manager (replicated to every region, read in the pod's region through its IAM role), cached 60 s and
+ * refreshed on a verification miss, so a rotation reaches running pods without a restart. Locally and in
+ * tests: SIGNING_KEYS / SIGNING_KEY.
+ */
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerKeySource } from '../../lambda/shared/secrets-key-source.js';
+import { keySourceFromEnv, type KeySource } from '../../lambda/shared/signing-keys.js';
+
+export function serviceKeySource(
+  env: NodeJS.ProcessEnv = process.env,
+  client?: Pick<SecretsManagerClient, 'send'>,
+): KeySource {
+  const secretId = env.SIGNING_KEY_SECRET_ARN;
+  if (!secretId) return keySourceFromEnv(env);
+  const secrets = client ?? new SecretsManagerClient(env.AWS_REGION ? { region: env.AWS_REGION } : {});
+  return secretsManagerKeySource(secrets, secretId);
+}

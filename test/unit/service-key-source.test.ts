@@ -1,0 +1,51 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { serviceKeySource } from '../../cluster/shared/signing-keys.js';
+import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
+
+describe('cluster services: where envelope keys come from', () => {
+  test('SIGNING_KEY_SECRET_ARN: keys from Secrets Manager; a rotation is picked up on a verification miss', async () => {
+    const sm = mockClient(SecretsManagerClient);
+    sm.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ current: 'key-one-0123456789' }),
+    });
+    const client = new SecretsManagerClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+    });
+    const verifier = new EnvelopeVerifier({
+      keys: serviceKeySource(
+        { SIGNING_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:gco-signing' },
+        client,
+      ),
+    });
+    const request = (key: string) => ({
+      method: 'GET',
+      target: '/api/v1/status',
+      headers: signEnvelope({ key, method: 'GET', target: '/api/v1/status' }),
+      body: undefined,
+    });
+    expect(await verifier.verify(request('key-one-0123456789'))).toEqual({ ok: true });
+    expect(sm.commandCalls(GetSecretValueCommand)[0]?.args[0].input).toMatchObject({
+      VersionStage: 'AWSCURRENT',
+    });
+
+    // The rotation Lambda moved AWSCURRENT: the new key verifies (refresh on miss), the old one still does.
+    sm.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ current: 'key-two-0123456789', previous: 'key-one-0123456789' }),
+    });
+    expect(await verifier.verify(request('key-two-0123456789'))).toEqual({ ok: true });
+    expect(await verifier.verify(request('key-one-0123456789'))).toEqual({ ok: true });
+    sm.restore();
+  });
+
+  test('without a secret ARN: SIGNING_KEY from the environment', async () => {
+    const verifier = new EnvelopeVerifier({
+      keys: serviceKeySource({ SIGNING_KEY: 'local-key-0123456789' }),
+    });
+    const headers = signEnvelope({ key: 'local-key-0123456789', method: 'GET', target: '/' });
+    expect(await verifier.verify({ method: 'GET', target: '/', headers, body: undefined })).toEqual({
+      ok: true,
+    });
+  });
+});
