@@ -41,7 +41,4 @@ export class RequestValidationError extends Error {
 }
 
 export const notFound = (detail = 'Not Found'): HttpError => new HttpError(404, detail);
-export const conflict = (detail: string): HttpError => new HttpError(409, detail);
-export const badRequest = (detail: unknown): HttpError => new HttpError(400, detail);
-export const forbidden = (): HttpError => new HttpError(403, 'Forbidden');
 export const serviceUnavailable = (detail: string): HttpError => new HttpError(503, detail);

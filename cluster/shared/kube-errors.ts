@@ -33,10 +33,6 @@ export function kubeStatusOf(error: unknown): KubeStatus | undefined {
   };
 }
 
-export const isNotFound = (error: unknown): boolean => kubeStatusOf(error)?.reason === 'NotFound';
-export const isAlreadyExists = (error: unknown): boolean => kubeStatusOf(error)?.reason === 'AlreadyExists';
-export const isConflict = (error: unknown): boolean => kubeStatusOf(error)?.reason === 'Conflict';
-
 /**
  * Maps a Kubernetes failure to the service's own error: NotFound → 404 with `notFoundDetail`, conflicts →
  * 409, an unreachable or failing API → 502/503. Anything unrecognised is rethrown (→ 500).
