@@ -1,9 +1,10 @@
 /** Starts manifest-processor against a fresh Kubernetes API simulator and calls it with signed requests. */
 import { createManifestProcessor } from '../../../cluster/manifest-processor/src/app.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
+import { signedCall } from '../../support/signed-call.js';
 import { silentLogger } from '../../../cluster/shared/logger.js';
 import type { Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
+import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import {
   kubeConfigFor,
@@ -52,24 +53,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     sim,
     service,
     base,
-    async call(method, path, body) {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          ...signEnvelope({
-            key: KEY,
-            method,
-            target: path,
-            ...(payload === undefined ? {} : { body: payload }),
-          }),
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(payload === undefined ? {} : { body: payload }),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-    },
+    call: (method, path, body) => signedCall(base, KEY, method, path, body),
     async waitFor(probe, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -18,7 +18,8 @@ import {
 } from '../../../cluster/manifest-processor/src/queue/index.js';
 import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
+import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
+import { signedCall } from '../../support/signed-call.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
 import {
@@ -176,29 +177,8 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
 
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...signEnvelope({
-          key: KEY,
-          method,
-          target: path,
-          ...(payload === undefined ? {} : { body: payload }),
-        }),
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(payload === undefined ? {} : { body: payload }),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: text ? (JSON.parse(text) as unknown) : undefined,
-    };
-  };
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    signedCall(base, KEY, method, path, body, headers);
 
   return {
     dynamo,

@@ -19,7 +19,8 @@ import {
 } from '../../../cluster/manifest-processor/src/webhooks/index.js';
 import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
+import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
+import { signedCall } from '../../support/signed-call.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
 import {
@@ -41,19 +42,7 @@ export interface Reply {
 export type Call = (method: string, path: string, body?: unknown) => Promise<Reply>;
 
 export function signedCaller(base: string, key = KEY): Call {
-  return async (method, path, body) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...signEnvelope({ key, method, target: path, ...(payload === undefined ? {} : { body: payload }) }),
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { body: payload }),
-    });
-    const text = await res.text();
-    return { status: res.status, text, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
+  return (method, path, body) => signedCall(base, key, method, path, body);
 }
 
 export interface Instance {
