@@ -5,6 +5,7 @@ import { configFromApp } from './config.js';
 import type { PlatformConfig } from './config.js';
 import { GlobalStack } from './stacks/global-stack.js';
 import { RegionalStack } from './stacks/regional-stack.js';
+import { AnalyticsStack } from './stacks/analytics-stack.js';
 
 export interface PlatformApp {
   readonly app: App;
@@ -12,6 +13,8 @@ export interface PlatformApp {
   readonly globalStack: GlobalStack;
   /** By region, in the order of `config.regions`. */
   readonly regionalStacks: ReadonlyMap<string, RegionalStack>;
+  /** Only when analytics_api.enabled. */
+  readonly analyticsStack?: AnalyticsStack;
 }
 
 /**
@@ -26,11 +29,29 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
     config,
     region: config.globalRegion,
     stackName: config.globalStackName,
+    // The accelerator listener ARN reaches the regional stacks' endpoint groups this way (SSM-backed).
+    crossRegionReferences: true,
   });
   const regionalStacks = new Map<string, RegionalStack>();
   for (const region of config.regions) {
     const name = config.regionalStackName(region);
-    regionalStacks.set(region, new RegionalStack(app, name, { config, region, stackName: name }));
+    const stack = new RegionalStack(app, name, {
+      config,
+      region,
+      stackName: name,
+      globalStack,
+      crossRegionReferences: true,
+    });
+    // Deploy order: the global stack (secret, tables, accelerator, aggregator role) first.
+    stack.addDependency(globalStack);
+    regionalStacks.set(region, stack);
   }
-  return { app, config, globalStack, regionalStacks };
+  const analyticsStack = config.analyticsApi.enabled
+    ? new AnalyticsStack(app, config.analyticsStackName, {
+        config,
+        region: config.analyticsApi.region,
+        stackName: config.analyticsStackName,
+      })
+    : undefined;
+  return { app, config, globalStack, regionalStacks, ...(analyticsStack ? { analyticsStack } : {}) };
 }

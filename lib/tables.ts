@@ -25,7 +25,8 @@ export interface TableDefinition {
   readonly id: string;
   /** Environment variable that carries the physical name to the services. */
   readonly envVar: string;
-  readonly scope: 'central' | 'regional';
+  /** central: global region; regional: every deployment region; analytics: the analytics stack. */
+  readonly scope: 'central' | 'regional' | 'analytics';
   readonly description: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;

@@ -3,18 +3,21 @@ import { Aws, CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config.js';
+import type { GlobalStack } from './global-stack.js';
 
 export interface RegionalStackProps extends StackProps {
   readonly config: PlatformConfig;
   /** Region the stack deploys to: one entry of the config's regions. */
   readonly region: string;
+  /** The deployment's global stack (same app): source of the cross-region references. */
+  readonly globalStack: GlobalStack;
 }
 
 export class RegionalStack extends Stack {
   readonly config: PlatformConfig;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
-    const { config, region, ...stackProps } = props;
+    const { config, region, globalStack: _globalStack, ...stackProps } = props;
     super(scope, id, {
       description: `${config.projectName} resources in ${region}: cluster, load balancer and regional API`,
       ...stackProps,

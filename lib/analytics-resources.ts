@@ -1,0 +1,55 @@
+/**
+ * Resources of the game-analytics ingestion API (seed 002), declared ONCE: the analytics stack creates
+ * them, the handlers read their names from the environment variables named here, and tests/`npm start`
+ * create the same tables in dynalite (createTableInput) and the same stream in kinesalite.
+ */
+import type { TableDefinition } from './tables.js';
+
+const S = (name: string) => ({ name, type: 'S' as const });
+
+export const ANALYTICS_TABLES = {
+  applications: {
+    id: 'analytics-applications',
+    envVar: 'APPLICATIONS_TABLE',
+    scope: 'analytics',
+    description: 'Registered game applications by ApplicationId',
+    partitionKey: S('ApplicationId'),
+    indexes: [],
+  },
+  authorizations: {
+    id: 'analytics-authorizations',
+    envVar: 'AUTHORIZATIONS_TABLE',
+    scope: 'analytics',
+    description: 'API keys per application; the key itself is stored only as its SHA-256 hash',
+    partitionKey: S('ApplicationId'),
+    sortKey: S('ApiKeyId'),
+    // The authorizer finds a key by the hash of the presented value, never by the value.
+    indexes: [{ indexName: 'key-hash-index', partitionKey: S('ApiKeyHash') }],
+  },
+  idempotency: {
+    id: 'analytics-idempotency',
+    envVar: 'IDEMPOTENCY_TABLE',
+    scope: 'analytics',
+    description: 'Powertools idempotency records of event batches (application + batch hash)',
+    // Attribute names of @aws-lambda-powertools/idempotency's DynamoDBPersistenceLayer defaults.
+    partitionKey: S('id'),
+    indexes: [],
+    ttlAttribute: 'expiration',
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+/** Environment variables of the analytics handlers beyond the table names. */
+export const ANALYTICS_ENV = {
+  /** Kinesis Data Stream the events are written to. */
+  eventsStream: 'EVENTS_STREAM_NAME',
+  /** Redshift Serverless workgroup; unset = warehouse not configured (setup answers 400). */
+  redshiftWorkgroup: 'REDSHIFT_WORKGROUP_NAME',
+  redshiftDatabase: 'REDSHIFT_DATABASE',
+  /** Role Redshift assumes to read the stream (CREATE EXTERNAL SCHEMA … FROM KINESIS IAM_ROLE …). */
+  redshiftStreamRoleArn: 'REDSHIFT_STREAM_ROLE_ARN',
+} as const;
+
+/** Physical names: `<project>-<id>` like the platform tables; the stream `<project>-analytics-events`. */
+export function analyticsStreamName(project: string): string {
+  return `${project}-analytics-events`;
+}
