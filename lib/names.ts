@@ -22,3 +22,9 @@ export const regionalApiParameterPath = (config: PlatformConfig): string =>
 /** `/<project>/regional-api/<region>` (docs/aggregator.md, "Discovery contract"). */
 export const regionalApiParameterName = (config: PlatformConfig, region: string): string =>
   `${regionalApiParameterPath(config)}/${region}`;
+
+/**
+ * Secret holding the deployment's internal CA (`{"certificatePem","privateKeyPem"}`), created in the
+ * global region and replicated to every region, where each regional stack issues its certificates from it.
+ */
+export const internalCaSecretName = (config: PlatformConfig): string => `${config.projectName}/internal-ca`;

@@ -1,0 +1,54 @@
+/**
+ * A DynamoDB table from its definition in lib/tables.ts or lib/analytics-resources.ts (the same data the
+ * services and dynalite use): on-demand, AWS-managed encryption, point-in-time recovery and deletion
+ * protection from config, TTL where the definition has one, every index projecting ALL.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { TablesConfig } from '../config.js';
+import type { KeyAttribute, TableDefinition } from '../tables.js';
+
+export interface PlatformTableProps {
+  readonly definition: TableDefinition;
+  /** Physical name (tableName(project, definition)): services find the table by it. */
+  readonly tableName: string;
+  readonly settings: TablesConfig;
+  /** Regions to replicate to (global table); none by default. */
+  readonly replicaRegions?: readonly string[];
+}
+
+const attribute = (a: KeyAttribute): Attribute => ({
+  name: a.name,
+  type: a.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+});
+
+export class PlatformTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: PlatformTableProps) {
+    super(scope, id);
+    const { definition, settings } = props;
+    this.table = new TableV2(this, 'Table', {
+      tableName: props.tableName,
+      partitionKey: attribute(definition.partitionKey),
+      ...(definition.sortKey ? { sortKey: attribute(definition.sortKey) } : {}),
+      billing: Billing.onDemand(),
+      encryption: TableEncryptionV2.awsManagedKey(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
+      deletionProtection: settings.deletionProtection,
+      // Data outlives a deleted stack unless deletion protection was turned off on purpose.
+      removalPolicy: settings.deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
+      globalSecondaryIndexes: definition.indexes.map((index) => ({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+      })),
+      ...(props.replicaRegions?.length
+        ? { replicas: props.replicaRegions.map((region) => ({ region })) }
+        : {}),
+    });
+  }
+}
