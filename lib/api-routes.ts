@@ -153,7 +153,8 @@ export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
     id: 'global',
     title: `${config.projectName} global API`,
     version: '1.0.0',
-    endpointType: 'EDGE',
+    // Edge-optimized APIs exist only in the commercial partition (not in aws-cn or AWS GovCloud (US)).
+    endpointType: config.partition.partition === 'aws' ? 'EDGE' : 'REGIONAL',
     stage: config.stage,
     routes,
   };

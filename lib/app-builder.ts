@@ -22,7 +22,16 @@ export interface PlatformApp {
  * throws ConfigError when the resulting config is invalid.
  */
 export function buildApp(context: Record<string, unknown> = {}, appProps: AppProps = {}): PlatformApp {
-  const app = new App({ ...appProps, context: { ...appProps.context, ...context } });
+  const app = new App({
+    ...appProps,
+    context: {
+      // Explicit: a consumer region keeps the global stack's exported value (the accelerator listener)
+      // from changing under it; the CLI warns when this is left to the default.
+      '@aws-cdk/core:defaultCrossStackReferences': 'strong',
+      ...appProps.context,
+      ...context,
+    },
+  });
   const config = configFromApp(app);
 
   const globalStack = new GlobalStack(app, config.globalStackName, {
@@ -43,7 +52,7 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
       crossRegionReferences: true,
     });
     // Deploy order: the global stack (secret, tables, accelerator, aggregator role) first.
-    stack.addDependency(globalStack);
+    stack.addStackDependency(globalStack, "reads the global stack's secrets, role and accelerator by name");
     regionalStacks.set(region, stack);
   }
   const analyticsStack = config.analyticsApi.enabled

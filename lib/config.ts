@@ -34,7 +34,13 @@ export const DEFAULT_CONTEXT = deepFreeze({
   // the inference proxy instead, and the services enforce their own 1 MiB limit.
   waf: { enabled: true, rate_limit_per_ip: 2000, max_body_size_bytes: WAF_MAX_BODY_INSPECTION_BYTES },
   analytics_environment: { enabled: false },
-  analytics_api: { enabled: false, region: null, stage: 'live', authorizer_cache_ttl_seconds: 300 },
+  analytics_api: {
+    enabled: false,
+    region: null,
+    stage: 'live',
+    authorizer_cache_ttl_seconds: 300,
+    warehouse_enabled: false,
+  },
   tables: { deletion_protection: true, point_in_time_recovery: true },
 });
 
@@ -64,6 +70,8 @@ export interface AnalyticsApiConfig {
   readonly region: string;
   readonly stage: string;
   readonly authorizerCacheTtlSeconds: number;
+  /** Adds the Redshift Serverless warehouse (VPC, namespace, workgroup) to the analytics stack. */
+  readonly warehouseEnabled: boolean;
 }
 
 export interface TablesConfig {
@@ -230,6 +238,11 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
         ok: (n) => isIntegerIn(n, 0, AUTHORIZER_CACHE_TTL_MAX_SECONDS),
         expected: `an integer from 0 to ${AUTHORIZER_CACHE_TTL_MAX_SECONDS} (seconds; 0 turns caching off)`,
       },
+    ),
+    warehouseEnabled: r.boolean(
+      'analytics_api.warehouse_enabled',
+      an.warehouse_enabled,
+      anDefaults.warehouse_enabled,
     ),
   };
 

@@ -1,7 +1,10 @@
 /** Starts a service from its environment: host/port, then graceful shutdown on SIGTERM/SIGINT. */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { Service } from './service.js';
 import { onShutdownSignals } from './shutdown.js';
+import type { TlsMaterial } from './tls-secret.js';
 
 /** TLS material from TLS_CERT_FILE/TLS_KEY_FILE (both or neither), for services that terminate TLS themselves. */
 export function tlsFromEnv(env: NodeJS.ProcessEnv = process.env): { key: Buffer; cert: Buffer } | undefined {
@@ -12,9 +15,76 @@ export function tlsFromEnv(env: NodeJS.ProcessEnv = process.env): { key: Buffer;
   return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
 }
 
-export async function listen(service: Service, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/**
+ * Keep-alive of the HTTPS listener: longer than the internal ALB's 300 s idle timeout, so the ALB (not
+ * the target) always closes an idle connection first and never sends a request on a socket the target is
+ * closing (which the ALB would answer 502).
+ */
+export const HTTPS_KEEP_ALIVE_TIMEOUT_MS = 305_000;
+
+export interface HttpsListenOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Serves the service's routes over HTTPS (TLS 1.2+) on a server of our own, so every service gets the
+ * same listener — TLS and the ALB-friendly keep-alive — whatever its factory accepts. Resolves once
+ * listening.
+ */
+export async function serveHttps(
+  service: Service,
+  tls: Pick<TlsMaterial, 'cert' | 'key'>,
+  opts: HttpsListenOptions,
+): Promise<Server> {
+  await service.app.ready();
+  const server = createServer(
+    { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: HTTPS_KEEP_ALIVE_TIMEOUT_MS },
+    (req, res) => service.app.routing(req, res),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish (idle keep-alive sockets are closed as they become
+ * idle), then closes the app so its onClose hooks stop background work.
+ */
+export async function closeHttps(server: Server, service: Service): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const sweep = setInterval(() => server.closeIdleConnections(), 250);
+  try {
+    server.closeIdleConnections();
+    await closed;
+  } finally {
+    clearInterval(sweep);
+  }
+  await service.app.close();
+}
+
+export async function listen(
+  service: Service,
+  env: NodeJS.ProcessEnv = process.env,
+  tls?: Pick<TlsMaterial, 'cert' | 'key'>,
+): Promise<string> {
   const port = Number(env.PORT ?? 8080);
   const host = env.HOST ?? '0.0.0.0';
+  if (tls) {
+    const server = await serveHttps(service, tls, { host, port });
+    onShutdownSignals([
+      { startDraining: () => service.startDraining(), close: () => closeHttps(server, service) },
+    ]);
+    const address = `https://${host}:${(server.address() as AddressInfo).port}`;
+    // The same line Fastify logs for its own listener, so operators and tests see one format.
+    service.app.log.info(`Server listening at ${address}`);
+    return address;
+  }
   const address = await service.app.listen({ port, host });
   onShutdownSignals([{ startDraining: () => service.startDraining(), close: () => service.app.close() }]);
   return address;

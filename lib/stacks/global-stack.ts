@@ -1,8 +1,39 @@
-// The deployment's single global stack (global API, accelerator, central tables: later issues).
-import { Aws, CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+/**
+ * `<project>-global`, deployed once to the global region (seed 001, docs/global-stack.md):
+ * - the global REST API (EDGE where the partition has edge-optimized APIs) built from
+ *   `globalApiDefinition()`, its resource policy and the WAF web ACL;
+ * - the Global Accelerator and its TCP/443 listener (commercial partition only); each regional stack adds
+ *   its endpoint group (its internal ALB) to `acceleratorListener`;
+ * - the edge functions of the global API: the aggregator (with its named role, granted by every regional
+ *   API's resource policy), the control-plane and inference proxies (accelerator partitions only), the
+ *   studio login (analytics environment only);
+ * - the envelope signing-key secret with its rotation, and the internal CA secret, both replicated to
+ *   every deployment region;
+ * - the central DynamoDB tables (job queue, job templates, webhooks + delivery outbox, inference
+ *   endpoints).
+ */
+import { Aws, CfnOutput, Duration, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import { Accelerator, ConnectionProtocol, IpAddressType } from 'aws-cdk-lib/aws-globalaccelerator';
+import type { Listener } from 'aws-cdk-lib/aws-globalaccelerator';
+import { AnyPrincipal, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
+import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 import type { PlatformConfig } from '../config.js';
+import { aggregatorRoleName, regionalApiParameterPath } from '../names.js';
+import { GlobalApiWaf } from '../constructs/global-api-waf.js';
+import { InternalCertificateAuthority } from '../constructs/internal-ca.js';
+import { PlatformFunction } from '../constructs/platform-function.js';
+import { PlatformRestApi } from '../constructs/platform-rest-api.js';
+import { PlatformTable } from '../constructs/platform-table.js';
+import { SigningKeySecret } from '../constructs/signing-key-secret.js';
+import { StudioEnvironment } from '../constructs/studio-environment.js';
+import { TABLES, tableName } from '../tables.js';
+import type { TableId } from '../tables.js';
 
 export interface GlobalStackProps extends StackProps {
   readonly config: PlatformConfig;
@@ -10,8 +41,33 @@ export interface GlobalStackProps extends StackProps {
   readonly region: string;
 }
 
+/** Function timeouts: at least the integration timeout they serve (docs/edge-lambdas.md). */
+const BUFFERED_FUNCTION_TIMEOUT = Duration.seconds(30);
+const STREAMING_FUNCTION_TIMEOUT = Duration.seconds(900);
+
 export class GlobalStack extends Stack {
   readonly config: PlatformConfig;
+  readonly apiDefinition: ApiDefinition;
+  readonly api: PlatformRestApi;
+  /** The central tables, by id. */
+  readonly tables: ReadonlyMap<TableId, TableV2>;
+  readonly signingKeySecret: Secret;
+  readonly internalCaSecret: Secret;
+  /** PEM of the internal CA certificate (a deploy-time value): the proxies' `INTERNAL_CA_PEM`. */
+  readonly internalCaCertificatePem: string;
+  readonly aggregatorRole: Role;
+  /** Functions behind the global API's routes, by handler. */
+  readonly functions: Partial<Record<RouteHandler, PlatformFunction>>;
+  /** Only where the partition has Global Accelerator. */
+  readonly accelerator?: Accelerator;
+  /** The accelerator's DNS name (the global proxies' ACCELERATOR_DNS); only with an accelerator. */
+  readonly acceleratorDnsName?: string;
+  /** TCP/443 pass-through listener; each regional stack adds one endpoint group (its internal ALB). */
+  readonly acceleratorListener?: Listener;
+  /** Only when `waf.enabled`. */
+  readonly waf?: GlobalApiWaf;
+  /** Only when `analytics_environment.enabled`. */
+  readonly studio?: StudioEnvironment;
 
   constructor(scope: Construct, id: string, props: GlobalStackProps) {
     const { config, region, ...stackProps } = props;
@@ -23,9 +79,251 @@ export class GlobalStack extends Stack {
     });
     this.config = config;
     Tags.of(this).add('Project', config.projectName);
+    const p = config.projectName;
+    // Secrets are replicated to every deployment region other than this one.
+    const replicaRegions = config.regions.filter((r) => r !== region);
 
+    // ---- central tables ------------------------------------------------------------------------
+    const tables = new Map<TableId, TableV2>();
+    for (const [key, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+      if (definition.scope !== 'central') continue;
+      const construct = new PlatformTable(this, `Table-${definition.id}`, {
+        definition,
+        tableName: tableName(p, definition),
+        settings: config.tables,
+      });
+      tables.set(key, construct.table);
+    }
+    this.tables = tables;
+
+    // ---- envelope signing key and internal CA (replicated to every deployment region) ------------
+    this.signingKeySecret = new SigningKeySecret(this, 'SigningKey', { config, replicaRegions }).secret;
+    const ca = new InternalCertificateAuthority(this, 'InternalCa', { config, replicaRegions });
+    this.internalCaSecret = ca.secret;
+    this.internalCaCertificatePem = ca.certificatePem;
+
+    // ---- global accelerator --------------------------------------------------------------------
+    if (config.partition.hasGlobalAccelerator) {
+      this.accelerator = new Accelerator(this, 'Accelerator', {
+        acceleratorName: `${p}-accelerator`,
+        ipAddressType: IpAddressType.IPV4,
+      });
+      this.acceleratorDnsName = this.accelerator.dnsName;
+      // TLS passes through to each region's internal ALB, which terminates it.
+      this.acceleratorListener = this.accelerator.addListener('Https', {
+        listenerName: `${p}-https`,
+        protocol: ConnectionProtocol.TCP,
+        portRanges: [{ fromPort: 443 }],
+      });
+    }
+
+    // ---- aggregator role -----------------------------------------------------------------------
+    this.aggregatorRole = new Role(this, 'AggregatorRole', {
+      // Named: every regional API's resource policy grants this role by ARN.
+      roleName: aggregatorRoleName(config),
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${p} aggregator: calls the aggregate routes of every regional API`,
+    });
+    const parameterPath = regionalApiParameterPath(config);
+    this.aggregatorRole.addToPolicy(
+      new PolicyStatement({
+        sid: 'DiscoverRegionalApis',
+        actions: ['ssm:GetParametersByPath'],
+        resources: [parameterPath, `${parameterPath}/*`].map((path) =>
+          this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: path.slice(1) }),
+        ),
+      }),
+    );
+    this.aggregatorRole.addToPolicy(
+      new PolicyStatement({
+        sid: 'InvokeRegionalAggregateRoutes',
+        actions: ['execute-api:Invoke'],
+        // API ids are assigned at deploy time in other regions: any API of the account, only these routes.
+        resources: config.regions.flatMap((apiRegion) =>
+          AGGREGATOR_REGIONAL_ROUTES.map((route) =>
+            this.formatArn({
+              service: 'execute-api',
+              region: apiRegion,
+              resource: '*',
+              resourceName: `${config.stage}/${route.method}${route.path}`,
+            }),
+          ),
+        ),
+      }),
+    );
+
+    // ---- functions of the global API ------------------------------------------------------------
+    this.apiDefinition = globalApiDefinition(config);
+    const needed = new Set(
+      this.apiDefinition.routes.flatMap((r) =>
+        r.integration.type === 'lambda' ? [r.integration.handler] : [],
+      ),
+    );
+    const functions: Partial<Record<RouteHandler, PlatformFunction>> = {};
+    functions.aggregator = new PlatformFunction(this, 'Aggregator', {
+      entryName: 'aggregator',
+      description: `${p}: /api/v1/global/* fan-out to every regional API`,
+      timeout: BUFFERED_FUNCTION_TIMEOUT,
+      role: this.aggregatorRole,
+      environment: {
+        REGIONAL_API_PARAMETER_PATH: parameterPath,
+        REGIONS: config.regions.join(','),
+      },
+    });
+
+    if (this.accelerator && (needed.has('control-plane-proxy') || needed.has('inference-stream-proxy'))) {
+      const proxyEnvironment = {
+        MODE: 'global',
+        BACKEND_HOSTNAME: config.backendHostname,
+        BACKEND_PORT: '443',
+        ACCELERATOR_DNS: this.accelerator.dnsName,
+        INTERNAL_CA_PEM: this.internalCaCertificatePem,
+        SIGNING_KEY_SECRET_ARN: this.signingKeySecret.secretArn,
+      };
+      functions['control-plane-proxy'] = new PlatformFunction(this, 'ControlPlaneProxy', {
+        entryName: 'control-plane-proxy',
+        description: `${p}: /api/v1/{proxy+} to the regions over the accelerator`,
+        timeout: BUFFERED_FUNCTION_TIMEOUT,
+        environment: proxyEnvironment,
+      });
+      functions['inference-stream-proxy'] = new PlatformFunction(this, 'InferenceProxy', {
+        entryName: 'inference-stream-proxy',
+        description: `${p}: /inference/{proxy+} streamed from the regions over the accelerator`,
+        timeout: STREAMING_FUNCTION_TIMEOUT,
+        environment: proxyEnvironment,
+      });
+      this.signingKeySecret.grantRead(functions['control-plane-proxy']);
+      this.signingKeySecret.grantRead(functions['inference-stream-proxy']);
+    }
+
+    if (config.analyticsEnvironment.enabled) {
+      this.studio = new StudioEnvironment(this, 'Studio', { projectName: p });
+      const studioLogin = new PlatformFunction(this, 'StudioLogin', {
+        entryName: 'studio-login',
+        description: `${p}: presigned analytics studio login URL for the caller's user profile`,
+        timeout: BUFFERED_FUNCTION_TIMEOUT,
+        environment: { STUDIO_DOMAIN_ID: this.studio.domain.attrDomainId },
+      });
+      studioLogin.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['sagemaker:CreatePresignedDomainUrl'],
+          resources: [
+            this.formatArn({
+              service: 'sagemaker',
+              resource: 'user-profile',
+              resourceName: `${this.studio.domain.attrDomainId}/*`,
+            }),
+          ],
+        }),
+      );
+      functions['studio-login'] = studioLogin;
+      NagSuppressions.addResourceSuppressions(
+        studioLogin.role!,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'Every user profile of the one studio domain: the caller is mapped to their own profile at run time',
+            appliesTo: [
+              { regex: '/^Resource::arn:<AWS::Partition>:sagemaker:.*:user-profile\\/<.*>\\/\\*$/g' },
+            ],
+          },
+        ],
+        true,
+      );
+    }
+    this.functions = functions;
+    for (const fn of Object.values(functions)) {
+      NagSuppressions.addResourceSuppressions(fn, [
+        {
+          id: 'Serverless-LambdaDLQ',
+          reason:
+            'Invoked synchronously by API Gateway, which answers the caller with any failure: a dead-letter ' +
+            'queue only applies to asynchronous invocations',
+        },
+      ]);
+    }
+    NagSuppressions.addResourceSuppressions(
+      this.aggregatorRole,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Regional API ids are assigned at deploy time in other regions: the grant names the region, account, stage, ' +
+            'method and path of each aggregate route and wildcards only the API id; discovery reads the parameters ' +
+            'under /<project>/regional-api/ (one per region)',
+          appliesTo: [
+            { regex: '/^Resource::arn:<AWS::Partition>:execute-api:[a-z0-9-]+:<AWS::AccountId>:\\*\\//g' },
+            {
+              regex:
+                '/^Resource::arn:<AWS::Partition>:ssm:[a-z0-9-]+:<AWS::AccountId>:parameter\\/.*\\/\\*$/g',
+            },
+          ],
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
+
+    // ---- the global REST API -------------------------------------------------------------------
+    const policy = new PolicyDocument({
+      statements: [
+        new PolicyStatement({
+          sid: 'AccountPrincipalsInvokeAllRoutes',
+          principals: [new AnyPrincipal()],
+          actions: ['execute-api:Invoke'],
+          resources: ['execute-api:/*'],
+          conditions: { StringEquals: { 'aws:PrincipalAccount': Aws.ACCOUNT_ID } },
+        }),
+        ...(config.analyticsEnvironment.enabled
+          ? [
+              new PolicyStatement({
+                sid: 'AnyoneInvokesStudioGetRoutes',
+                principals: [new AnyPrincipal()],
+                actions: ['execute-api:Invoke'],
+                resources: ['execute-api:/*/GET/studio/*'],
+              }),
+            ]
+          : []),
+      ],
+    });
+    this.api = new PlatformRestApi(this, 'GlobalApi', {
+      definition: this.apiDefinition,
+      restApiName: `${p}-global`,
+      throttling: {
+        rateLimit: config.apiGateway.throttlingRateLimit,
+        burstLimit: config.apiGateway.throttlingBurstLimit,
+      },
+      functions: functions,
+      ...(this.studio ? { authorizers: { cognito: this.studio.authorizer } } : {}),
+      policy,
+    });
+    this.studio?.addLoginClient(`${this.api.api.url}studio/callback`);
+
+    if (config.waf.enabled) {
+      this.waf = new GlobalApiWaf(this, 'Waf', {
+        name: `${p}-global-api`,
+        waf: config.waf,
+        stageName: config.stage,
+      });
+      this.waf.associate('GlobalApiAssociation', this.api.api.deploymentStage);
+    }
+
+    // ---- outputs -------------------------------------------------------------------------------
     // Resolved by CloudFormation at deploy time, never a literal: the same template works in any partition.
     new CfnOutput(this, 'Partition', { value: Aws.PARTITION, description: 'Partition the stack runs in' });
     new CfnOutput(this, 'StageName', { value: config.stage, description: 'API Gateway stage name' });
+    new CfnOutput(this, 'GlobalApiUrl', { value: this.api.api.url, description: 'Global API base URL' });
+    new CfnOutput(this, 'SigningKeySecretArn', { value: this.signingKeySecret.secretArn });
+    new CfnOutput(this, 'InternalCaSecretArn', { value: this.internalCaSecret.secretArn });
+    new CfnOutput(this, 'AggregatorRoleArn', { value: this.aggregatorRole.roleArn });
+    if (this.accelerator) {
+      new CfnOutput(this, 'AcceleratorDnsName', { value: this.accelerator.dnsName });
+    }
   }
 }

@@ -1,21 +1,38 @@
-import { execFileSync } from 'node:child_process';
+// The whole CDK app under every configuration the issue names: which stacks exist and where, a snapshot
+// of every stack, cdk-nag (AwsSolutions + Serverless) on every stack, and no hard-coded partition.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Stack } from 'aws-cdk-lib';
 import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { ConfigError } from '../../lib/config.js';
-
-// Version reporting embeds a library-version hash in every template; keep it out of the snapshots.
-const build = (context: Record<string, unknown>): PlatformApp =>
-  buildApp(context, { analyticsReporting: false });
+import { addNagPacks, nagErrors, snapshotOf } from './support/template.js';
 
 const cdkJsonContext = (): Record<string, unknown> =>
   (JSON.parse(readFileSync(join(process.cwd(), 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
     .context;
 
-const stacksOf = (built: PlatformApp): Stack[] => [built.globalStack, ...built.regionalStacks.values()];
+// Version reporting embeds a library-version hash in every template; keep it out of the snapshots.
+function build(context: Record<string, unknown>): PlatformApp {
+  // Bundling is proven by test/infra/global-stack.test.ts and `npm run synth`; asset hashes are masked
+  // in the snapshots anyway, so skipping it here only saves time.
+  const built = buildApp(context, {
+    analyticsReporting: false,
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
+  // Aspects must be in place before the first synth.
+  addNagPacks(built.app);
+  return built;
+}
+
+const stacksOf = (built: PlatformApp): Stack[] => [
+  built.globalStack,
+  ...built.regionalStacks.values(),
+  ...(built.analyticsStack ? [built.analyticsStack] : []),
+];
 
 // Built from parts so this file holds no hard-coded partition either.
 const HARD_CODED_ARN = ['arn', 'aws'].join(':');
@@ -23,12 +40,17 @@ const HARD_CODED_ARN = ['arn', 'aws'].join(':');
 const configs: [string, Record<string, unknown>, Record<string, string>][] = [
   ['default (cdk.json)', cdkJsonContext(), { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' }],
   [
-    'two regions',
-    { project_name: 'acme', regions: ['us-east-1', 'eu-west-1'] },
-    { 'acme-global': 'us-east-2', 'acme-us-east-1': 'us-east-1', 'acme-eu-west-1': 'eu-west-1' },
+    'three regions',
+    { project_name: 'acme', regions: ['us-east-1', 'eu-west-1', 'ap-southeast-2'] },
+    {
+      'acme-global': 'us-east-2',
+      'acme-us-east-1': 'us-east-1',
+      'acme-eu-west-1': 'eu-west-1',
+      'acme-ap-southeast-2': 'ap-southeast-2',
+    },
   ],
   [
-    'us-gov',
+    'aws-us-gov partition',
     { global_region: 'us-gov-west-1', regions: ['us-gov-west-1', 'us-gov-east-1'] },
     {
       'gco-global': 'us-gov-west-1',
@@ -36,15 +58,35 @@ const configs: [string, Record<string, unknown>, Record<string, string>][] = [
       'gco-us-gov-east-1': 'us-gov-east-1',
     },
   ],
+  [
+    'analytics environment on',
+    { analytics_environment: { enabled: true } },
+    { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' },
+  ],
+  [
+    'regional API enabled',
+    { api_gateway: { regional_api_enabled: true } },
+    { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' },
+  ],
+  [
+    'analytics API enabled',
+    { analytics_api: { enabled: true } },
+    { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1', 'gco-analytics': 'us-east-2' },
+  ],
 ];
 
-describe.each(configs)('%s config', (_name, context, expectedStacks) => {
+describe.each(configs)('%s', (_name, context, expectedStacks) => {
   const built = build(context);
 
-  test('creates the global stack and one stack per region, each in its region', () => {
+  test('creates the expected stacks, each in its region', () => {
     const actual = Object.fromEntries(stacksOf(built).map((s) => [s.stackName, s.region]));
     expect(actual).toEqual(expectedStacks);
-    expect(built.app.node.children.map((c) => c.node.id)).toEqual(Object.keys(expectedStacks));
+  });
+
+  test('regional stacks deploy after the global stack', () => {
+    for (const stack of built.regionalStacks.values()) {
+      expect(stack.dependencies).toContain(built.globalStack);
+    }
   });
 
   test('every stack is tagged with the project and described', () => {
@@ -58,22 +100,38 @@ describe.each(configs)('%s config', (_name, context, expectedStacks) => {
 
   test('templates match their snapshots', () => {
     for (const stack of stacksOf(built)) {
-      expect(Template.fromStack(stack).toJSON()).toMatchSnapshot(stack.stackName);
+      expect(snapshotOf(stack)).toMatchSnapshot(stack.stackName);
     }
   });
 
-  test(`no template hard-codes a partition`, () => {
+  test('cdk-nag AwsSolutions and Serverless: no unsuppressed error in any stack', () => {
+    for (const stack of stacksOf(built)) {
+      expect({ stack: stack.stackName, errors: nagErrors(stack) }).toEqual({
+        stack: stack.stackName,
+        errors: [],
+      });
+    }
+  });
+
+  test('no template hard-codes a partition', () => {
     for (const stack of stacksOf(built)) {
       const json = JSON.stringify(Template.fromStack(stack).toJSON());
       expect(json).not.toContain(HARD_CODED_ARN);
-      Template.fromStack(stack).hasOutput('Partition', { Value: { Ref: 'AWS::Partition' } });
     }
   });
 });
 
+test('lib/ holds no hard-coded partition', () => {
+  // grep exits 1 when nothing matches: that is the passing case.
+  const grep = spawnSync('grep', ['-rln', HARD_CODED_ARN, 'lib', 'bin'], {
+    encoding: 'utf8',
+  });
+  expect({ status: grep.status, files: grep.stdout.trim() }).toEqual({ status: 1, files: '' });
+});
+
 describe('invalid config', () => {
   test('buildApp throws ConfigError', () => {
-    expect(() => build({ regions: ['nope-1'] })).toThrow(ConfigError);
+    expect(() => buildApp({ regions: ['nope-1'] })).toThrow(ConfigError);
   });
 
   test('bin/app.ts prints the problems without a stack trace and exits non-zero', () => {

@@ -55,6 +55,7 @@ describe('defaults', () => {
       region: 'us-east-2',
       stage: 'live',
       authorizerCacheTtlSeconds: 300,
+      warehouseEnabled: false,
     });
     expect(c.tables).toEqual({ deletionProtection: true, pointInTimeRecovery: true });
     expect(c.partition).toEqual({ partition: 'aws', dnsSuffix: 'amazonaws.com', hasGlobalAccelerator: true });

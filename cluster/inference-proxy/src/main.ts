@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { serviceKeySource } from '../../shared/signing-keys.js';
-import { listen, tlsFromEnv } from '../../shared/listen.js';
+import { listen } from '../../shared/listen.js';
+import { loadTls } from '../../shared/tls-secret.js';
 import { runMain } from '../../shared/main.js';
 import { createInferenceProxy, SERVICE_NAME } from './app.js';
 import { loadInferenceProxySettings } from './config.js';
@@ -11,7 +12,7 @@ import { DynamoEndpointSource } from './store.js';
 
 await runMain(SERVICE_NAME, async () => {
   const settings = loadInferenceProxySettings();
-  const tls = tlsFromEnv();
+  const tls = await loadTls();
   const dynamodb = new DynamoDBClient({
     // The central table lives in the global region; every region's proxy reads it there.
     region: settings.tablesRegion,
@@ -27,7 +28,6 @@ await runMain(SERVICE_NAME, async () => {
     }),
     endpoints: new DynamoEndpointSource(dynamodb, settings.tableName),
     ca: readFileSync(settings.caFile),
-    ...(tls ? { https: tls } : {}),
   });
-  await listen(service);
+  await listen(service, process.env, tls);
 });

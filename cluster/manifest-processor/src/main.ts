@@ -5,6 +5,7 @@ import { serviceKeySource } from '../../shared/signing-keys.js';
 import { EnvReader } from '../../shared/env.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { listen } from '../../shared/listen.js';
+import { loadTls } from '../../shared/tls-secret.js';
 import { runMain } from '../../shared/main.js';
 import { createManifestProcessor, SERVICE_NAME } from './app.js';
 import { loadManifestProcessorConfig } from './config.js';
@@ -20,6 +21,7 @@ await runMain(SERVICE_NAME, async () => {
   // The central tables (queue, templates, webhooks) live in the global region (ARCHITECTURE.md).
   const globalRegion = env.string('GLOBAL_REGION', config.region);
   env.done();
+  const tls = await loadTls();
   const kubeConfig = kubeConfigFromEnv();
   const central = createCentralState({
     env: process.env,
@@ -37,5 +39,5 @@ await runMain(SERVICE_NAME, async () => {
     central,
   });
   central.start();
-  await listen(service);
+  await listen(service, process.env, tls);
 });

@@ -1,0 +1,197 @@
+/**
+ * onEvent handler of the internal-CA custom resources (a `custom-resources` Provider; CDK side in
+ * lib/constructs/internal-ca.ts). Two kinds, told apart by the `Kind` property:
+ *
+ * - `CertificateAuthority` (global stack): fills the CDK-declared secret `<project>/internal-ca` with
+ *   `{"certificatePem","privateKeyPem"}`. A valid CA already there (a retried or updated resource) is
+ *   kept, so certificates issued from it stay trusted; otherwise a new one is generated. Returns the CA
+ *   certificate as `CertificatePem`. Delete does nothing (the secret has its own removal policy).
+ * - `Certificate` (regional stacks): reads the CA from the secret's replica in its region, issues a
+ *   server certificate for `DnsNames`, imports it into ACM (Update re-imports into the same ARN, so the
+ *   listener keeps its certificate) and writes `{"certificatePem","privateKeyPem","caCertificatePem"}` to
+ *   the regional key-pair secret for the pods' HTTPS listeners. Returns `CertificateArn` and
+ *   `CaCertificatePem`. Delete removes the ACM certificate.
+ *
+ * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
+ */
+import {
+  ACMClient,
+  DeleteCertificateCommand,
+  ImportCertificateCommand,
+  ResourceInUseException,
+  ResourceNotFoundException as AcmNotFound,
+} from '@aws-sdk/client-acm';
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException as SecretNotFound,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { describeError } from '../shared/errors.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { generateCa, issueServerCertificate, usableCa } from './pki.js';
+import type { CaKeyPair, ServerKeyPair } from './pki.js';
+
+export const SERVICE_NAME = 'internal-ca';
+
+export interface OnEventResponse {
+  PhysicalResourceId: string;
+  Data?: Record<string, string>;
+}
+
+export interface InternalCaDeps {
+  secrets: Pick<SecretsManagerClient, 'send'>;
+  acm: Pick<ACMClient, 'send'>;
+  logger?: EdgeLogger;
+  now?: () => Date;
+  generateCa?: (commonName: string, now: Date) => CaKeyPair;
+}
+
+export type InternalCaHandler = (event: CloudFormationCustomResourceEvent) => Promise<OnEventResponse>;
+
+const enc = new TextEncoder();
+
+function stringProp(props: Record<string, unknown>, name: string): string {
+  const value = props[name];
+  if (typeof value !== 'string' || value === '') throw new Error(`${name} is required (a non-empty string)`);
+  return value;
+}
+
+function stringListProp(props: Record<string, unknown>, name: string): string[] {
+  const value = props[name];
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '')) {
+    throw new Error(`${name} is required (a non-empty list of strings)`);
+  }
+  return value as string[];
+}
+
+/** An ACM certificate ARN of any partition (a failed Create leaves a placeholder physical id). */
+const isCertificateArn = (id: string): boolean => /^arn:[a-z-]+:acm:[a-z0-9-]+:\d{12}:certificate\//.test(id);
+
+export function createHandler(deps: InternalCaDeps): InternalCaHandler {
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
+  const now = deps.now ?? (() => new Date());
+  const makeCa = deps.generateCa ?? generateCa;
+
+  async function secretString(secretId: string): Promise<string | undefined> {
+    try {
+      return (await deps.secrets.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+    } catch (error) {
+      if (error instanceof SecretNotFound) return undefined;
+      throw error;
+    }
+  }
+
+  async function putSecret(secretId: string, value: CaKeyPair | ServerKeyPair): Promise<void> {
+    await deps.secrets.send(
+      new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(value) }),
+    );
+  }
+
+  async function certificateAuthority(
+    event: CloudFormationCustomResourceEvent,
+    props: Record<string, unknown>,
+  ): Promise<OnEventResponse> {
+    const secretId = stringProp(props, 'SecretId');
+    const physicalId = event.RequestType === 'Create' ? `internal-ca:${secretId}` : event.PhysicalResourceId;
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalId };
+    const at = now();
+    let ca = usableCa(await secretString(secretId), at);
+    if (ca === undefined) {
+      ca = makeCa(stringProp(props, 'CommonName'), at);
+      await putSecret(secretId, ca);
+      logger.info('internal CA generated and stored', { secret: secretId });
+    } else {
+      logger.info('internal CA already present; kept', { secret: secretId });
+    }
+    return { PhysicalResourceId: physicalId, Data: { CertificatePem: ca.certificatePem } };
+  }
+
+  async function certificate(
+    event: CloudFormationCustomResourceEvent,
+    props: Record<string, unknown>,
+  ): Promise<OnEventResponse> {
+    if (event.RequestType === 'Delete') {
+      const arn = event.PhysicalResourceId;
+      if (!isCertificateArn(arn)) return { PhysicalResourceId: arn };
+      try {
+        await deps.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
+        logger.info('certificate deleted', { certificate_arn: arn });
+      } catch (error) {
+        if (error instanceof AcmNotFound) {
+          logger.info('certificate already gone', { certificate_arn: arn });
+        } else if (error instanceof ResourceInUseException) {
+          // Failing would block the stack's deletion for good; the orphan is named in the log instead.
+          logger.warn('certificate still in use: left in ACM, delete it by hand', { certificate_arn: arn });
+        } else {
+          throw error;
+        }
+      }
+      return { PhysicalResourceId: arn };
+    }
+
+    const caSecretId = stringProp(props, 'CaSecretId');
+    const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
+    const dnsNames = stringListProp(props, 'DnsNames');
+    const ca = usableCa(await secretString(caSecretId), now(), 0);
+    if (ca === undefined) {
+      throw new Error(
+        `the internal CA secret ${caSecretId} holds no usable CA (deploy the global stack first)`,
+      );
+    }
+    const pair = issueServerCertificate(ca, dnsNames, now());
+    const previousArn =
+      event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
+        ? event.PhysicalResourceId
+        : undefined;
+    const imported = await deps.acm.send(
+      new ImportCertificateCommand({
+        ...(previousArn ? { CertificateArn: previousArn } : {}),
+        Certificate: enc.encode(pair.certificatePem),
+        PrivateKey: enc.encode(pair.privateKeyPem),
+        CertificateChain: enc.encode(pair.caCertificatePem),
+      }),
+    );
+    const arn = imported.CertificateArn;
+    if (arn === undefined) throw new Error('ACM ImportCertificate returned no certificate ARN');
+    await putSecret(keyPairSecretId, pair);
+    logger.info('certificate issued and imported', {
+      request: event.RequestType,
+      certificate_arn: arn,
+      dns_names: dnsNames,
+    });
+    return {
+      PhysicalResourceId: arn,
+      Data: { CertificateArn: arn, CaCertificatePem: pair.caCertificatePem },
+    };
+  }
+
+  return async (event) => {
+    const props = event.ResourceProperties as Record<string, unknown>;
+    const fields = { request: event.RequestType, kind: props.Kind };
+    try {
+      switch (props.Kind) {
+        case 'CertificateAuthority':
+          return await certificateAuthority(event, props);
+        case 'Certificate':
+          return await certificate(event, props);
+        default:
+          throw new Error(
+            `Kind must be "CertificateAuthority" or "Certificate", got ${JSON.stringify(props.Kind)}`,
+          );
+      }
+    } catch (error) {
+      logger.error('internal CA request failed', { ...fields, ...describeError(error) });
+      throw error;
+    }
+  };
+}
+
+let built: InternalCaHandler | undefined;
+
+/** Lambda entry point (clients are created on the first invocation, in the function's region). */
+export const handler: InternalCaHandler = (event) => {
+  built ??= createHandler({ secrets: new SecretsManagerClient({}), acm: new ACMClient({}) });
+  return built(event);
+};

@@ -1,0 +1,133 @@
+/**
+ * The internal CA's certificate work: generate the CA, check a stored one, issue server certificates.
+ * Keys come from node:crypto (native, fast); node-forge writes the certificates (Node has no X.509 writer).
+ */
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
+import forge from 'node-forge';
+
+/** `<project>/internal-ca` secret value. */
+export interface CaKeyPair {
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+}
+
+/** Regional key-pair secret value: what a pod's HTTPS listener needs (TLS_SECRET_ARN). */
+export interface ServerKeyPair extends CaKeyPair {
+  readonly caCertificatePem: string;
+}
+
+const DAY_MS = 86_400_000;
+/** RSA 3072 for a CA that lives 10 years (NIST: 2048-bit keys are acceptable only through 2030). */
+export const CA_KEY_BITS = 3072;
+export const CA_VALIDITY_DAYS = 3650;
+/** A CA closer than this to its end is replaced on the next Create/Update. */
+export const CA_RENEW_BEFORE_DAYS = 365;
+/** RSA 2048: the key type every ALB TLS policy and ACM import accept. */
+export const SERVER_KEY_BITS = 2048;
+export const SERVER_VALIDITY_DAYS = 395;
+
+function rsaKey(bits: number): { pem: string; forgeKey: forge.pki.rsa.PrivateKey } {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  return { pem, forgeKey: forge.pki.privateKeyFromPem(pem) };
+}
+
+/** Positive 16-byte serial (leading zero nibble so it is never read as negative). */
+const serial = (): string => `0${randomBytes(15).toString('hex')}`;
+
+/** A self-signed CA: basicConstraints CA (path length 0), keyCertSign + cRLSign. */
+export function generateCa(commonName: string, now = new Date()): CaKeyPair {
+  const key = rsaKey(CA_KEY_BITS);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(now.getTime() - 5 * 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
+  const name = [{ name: 'commonName', value: commonName }];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(key.forgeKey, forge.md.sha256.create());
+  return { certificatePem: forge.pki.certificateToPem(cert), privateKeyPem: key.pem };
+}
+
+/** Parses a stored key pair; undefined when it is not JSON with both PEM strings. */
+export function parseKeyPair(secretString: string | undefined): CaKeyPair | undefined {
+  if (secretString === undefined) return undefined;
+  try {
+    const value = JSON.parse(secretString) as Partial<CaKeyPair>;
+    if (typeof value.certificatePem !== 'string' || typeof value.privateKeyPem !== 'string') return undefined;
+    return { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stored CA when usable: a CA certificate with the matching key, valid now and for at least
+ * `renewBeforeDays` more (a CA is replaced a year before its end; issuing needs it only to be valid).
+ */
+export function usableCa(
+  secretString: string | undefined,
+  now = new Date(),
+  renewBeforeDays = CA_RENEW_BEFORE_DAYS,
+): CaKeyPair | undefined {
+  const pair = parseKeyPair(secretString);
+  if (pair === undefined) return undefined;
+  try {
+    const cert = new X509Certificate(pair.certificatePem);
+    if (!cert.ca || !cert.checkPrivateKey(createPrivateKey(pair.privateKeyPem))) return undefined;
+    if (new Date(cert.validFrom).getTime() > now.getTime()) return undefined;
+    if (new Date(cert.validTo).getTime() - now.getTime() <= renewBeforeDays * DAY_MS) return undefined;
+    return pair;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server certificate for DNS names (and/or IP addresses) signed by the CA; the first name is the CN. */
+export function issueServerCertificate(
+  ca: CaKeyPair,
+  names: readonly string[],
+  now = new Date(),
+): ServerKeyPair {
+  const first = names[0];
+  if (first === undefined) throw new Error('a certificate needs at least one DNS name');
+  const caCert = forge.pki.certificateFromPem(ca.certificatePem);
+  const caKey = forge.pki.privateKeyFromPem(ca.privateKeyPem);
+  const key = rsaKey(SERVER_KEY_BITS);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(now.getTime() - 5 * 60_000);
+  // Never outlive the CA: a chain is only as valid as its shortest link.
+  const end = Math.min(now.getTime() + SERVER_VALIDITY_DAYS * DAY_MS, caCert.validity.notAfter.getTime());
+  cert.validity.notAfter = new Date(end);
+  cert.setSubject([{ name: 'commonName', value: first }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })),
+    },
+    { name: 'subjectKeyIdentifier' },
+    {
+      name: 'authorityKeyIdentifier',
+      keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes(),
+    },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return {
+    certificatePem: forge.pki.certificateToPem(cert),
+    privateKeyPem: key.pem,
+    caCertificatePem: ca.certificatePem,
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * The cluster services in one region: their images (DockerImageAsset on `cluster/<service>/Dockerfile`,
+ * build context = repository root), their AWS permissions (one EKS Pod Identity role per ServiceAccount,
+ * least privilege) and the `cluster/k8s/` manifests filled for this region and applied file by file.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { CfnPodIdentityAssociation, KubernetesManifest } from 'aws-cdk-lib/aws-eks-v2';
+import type { ICluster } from 'aws-cdk-lib/aws-eks-v2';
+import type { ITargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { PolicyStatement, Role, ServicePrincipal, SessionTagsPrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import {
+  CLUSTER_NAMESPACE,
+  CLUSTER_SERVICE_NAMES,
+  loadManifestTemplates,
+  renderManifests,
+} from '../cluster-manifests.js';
+import type { ClusterServiceName } from '../cluster-manifests.js';
+import type { PlatformConfig } from '../config.js';
+import type { AlbServiceName } from '../routing.js';
+import { TABLES, tableEnvironment, tableName } from '../tables.js';
+import type { TableDefinition } from '../tables.js';
+import { PROJECT_ROOT } from './platform-function.js';
+
+export interface ClusterServicesProps {
+  readonly config: PlatformConfig;
+  readonly cluster: ICluster;
+  /** The ALB target group of each ALB-facing service (bound to its pods by a TargetGroupBinding). */
+  readonly targetGroups: ReadonlyMap<AlbServiceName, ITargetGroup>;
+  /** VPC address range: where the ALB's nodes connect from (NetworkPolicy). */
+  readonly vpcCidr: string;
+  /** The envelope signing-key secret (this region's replica). */
+  readonly signingKeySecret: ISecret;
+  /** `{"certificatePem","privateKeyPem","caCertificatePem"}` of the pods' HTTPS listeners. */
+  readonly tlsKeyPairSecret: ISecret;
+  /** PEM of the internal CA: cost-monitor's and the model servers' certificates chain to it. */
+  readonly caCertificatePem: string;
+  readonly costReportsBucket: IBucket;
+  readonly costReportsTable: ITableV2;
+}
+
+/** DynamoDB actions each service issues, per table (read from the services' stores). */
+const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableDefinition, string[]][]>> = {
+  'manifest-processor': [
+    [TABLES.jobQueue, ['GetItem', 'PutItem', 'UpdateItem', 'Query']],
+    [TABLES.jobTemplates, ['GetItem', 'PutItem', 'DeleteItem', 'Scan']],
+    [TABLES.webhooks, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
+    [TABLES.webhookDeliveries, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
+  ],
+  'health-monitor': [],
+  'inference-proxy': [[TABLES.inferenceEndpoints, ['GetItem']]],
+  'cost-monitor': [],
+};
+
+export class ClusterServices extends Construct {
+  readonly images: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
+  /** The Pod Identity role of each service's ServiceAccount. */
+  readonly roles: ReadonlyMap<ClusterServiceName, Role>;
+  /** One applied manifest per `cluster/k8s/` file, in apply order. */
+  readonly manifests: readonly KubernetesManifest[];
+
+  constructor(scope: Construct, id: string, props: ClusterServicesProps) {
+    super(scope, id);
+    const { config, cluster } = props;
+    const stack = Stack.of(this);
+
+    const images = new Map<ClusterServiceName, DockerImageAsset>();
+    const roles = new Map<ClusterServiceName, Role>();
+    const associations: CfnPodIdentityAssociation[] = [];
+    for (const service of CLUSTER_SERVICE_NAMES) {
+      images.set(
+        service,
+        new DockerImageAsset(this, `${pascal(service)}Image`, {
+          // The Dockerfiles COPY from the repository root; .dockerignore keeps the context (and the
+          // synth-time fingerprint) to what they copy.
+          directory: PROJECT_ROOT,
+          file: `cluster/${service}/Dockerfile`,
+          // Auto Mode's general-purpose NodePool runs amd64 only.
+          platform: Platform.LINUX_AMD64,
+        }),
+      );
+      const role = new Role(this, `${pascal(service)}Role`, {
+        assumedBy: new SessionTagsPrincipal(new ServicePrincipal('pods.eks.amazonaws.com')),
+        description: `EKS Pod Identity role of ${CLUSTER_NAMESPACE}/${service} in ${stack.region}`,
+      });
+      roles.set(service, role);
+      associations.push(
+        new CfnPodIdentityAssociation(this, `${pascal(service)}PodIdentity`, {
+          clusterName: cluster.clusterName,
+          namespace: CLUSTER_NAMESPACE,
+          serviceAccount: service,
+          roleArn: role.roleArn,
+        }),
+      );
+      // Every pod serves HTTPS with the key pair.
+      props.tlsKeyPairSecret.grantRead(role);
+      for (const [table, actions] of CENTRAL_TABLE_ACCESS[service]) {
+        role.addToPolicy(centralTableStatement(stack, config, table, actions));
+      }
+    }
+    this.images = images;
+    this.roles = roles;
+
+    const roleOf = (service: ClusterServiceName): Role => {
+      const role = roles.get(service);
+      if (!role) throw new Error(`No role for ${service}`);
+      return role;
+    };
+    // Envelope verification: every service except cost-monitor (no authentication by design).
+    for (const service of ['manifest-processor', 'health-monitor', 'inference-proxy'] as const) {
+      props.signingKeySecret.grantRead(roleOf(service));
+    }
+    const manifestProcessor = roleOf('manifest-processor');
+    manifestProcessor.addToPolicy(
+      new PolicyStatement({
+        sid: 'SpotPricesForQueuedJobs',
+        actions: ['ec2:DescribeSpotPriceHistory'],
+        resources: ['*'],
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      manifestProcessor,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'ec2:DescribeSpotPriceHistory supports no resource-level permissions (spot-gated queue dispatch); the ' +
+            'job-queue and webhook-deliveries grants include their own indexes (<table>/index/*)',
+          appliesTo: [
+            'Resource::*',
+            { regex: '/^Resource::arn:<AWS::Partition>:dynamodb:.*:table\\/.*\\/index\\/\\*$/g' },
+          ],
+        },
+      ],
+      true,
+    );
+    const costMonitor = roleOf('cost-monitor');
+    costMonitor.addToPolicy(
+      new PolicyStatement({
+        sid: 'CostReportObjects',
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [props.costReportsBucket.arnForObjects('*')],
+      }),
+    );
+    costMonitor.addToPolicy(
+      new PolicyStatement({
+        sid: 'ListCostReports',
+        actions: ['s3:ListBucket'],
+        resources: [props.costReportsBucket.bucketArn],
+      }),
+    );
+    costMonitor.addToPolicy(
+      new PolicyStatement({
+        sid: 'ScheduledWindowClaims',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [props.costReportsTable.tableArn],
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      costMonitor,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Report objects are written under time-based keys in the one cost-reports bucket of the region',
+          appliesTo: [{ regex: '/^Resource::<.*CostReports.*\\.Arn>\\/\\*$/g' }],
+        },
+      ],
+      true,
+    );
+    for (const role of roles.values()) {
+      NagSuppressions.addResourceSuppressions(
+        role,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'Secrets Manager ARNs end in a random suffix: the grant names the secret (signing-key replica, TLS ' +
+              'key pair) and wildcards only the six-character suffix',
+            appliesTo: [{ regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
+          },
+        ],
+        true,
+      );
+    }
+
+    const imageOf = (service: ClusterServiceName): DockerImageAsset => {
+      const image = images.get(service);
+      if (!image) throw new Error(`No image for ${service}`);
+      return image;
+    };
+    const targetGroupOf = (service: AlbServiceName): ITargetGroup => {
+      const targetGroup = props.targetGroups.get(service);
+      if (!targetGroup) throw new Error(`No ALB target group for ${service}`);
+      return targetGroup;
+    };
+    const values: Record<string, string> = {
+      REGION: stack.region,
+      GLOBAL_REGION: config.globalRegion,
+      CLUSTER_NAME: cluster.clusterName,
+      VPC_CIDR: props.vpcCidr,
+      SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
+      TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
+      INTERNAL_CA_PEM: props.caCertificatePem,
+      COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
+      // The policy trusts the project's own image repository besides the configured registries.
+      PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
+      ...tableEnvironment(config.projectName),
+    };
+    for (const service of CLUSTER_SERVICE_NAMES) {
+      values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
+    }
+    for (const service of props.targetGroups.keys()) {
+      values[`TARGET_GROUP_ARN_${constantCase(service)}`] = targetGroupOf(service).targetGroupArn;
+    }
+
+    const manifests: KubernetesManifest[] = [];
+    for (const file of renderManifests(loadManifestTemplates(), values)) {
+      const manifest = new KubernetesManifest(this, `Manifest-${file.file.replace(/\.yaml$/, '')}`, {
+        cluster,
+        manifest: [...file.documents],
+        // `kubectl apply`: idempotent, and adopts kube-system's amazon-vpc-cni ConfigMap if it exists.
+        overwrite: true,
+      });
+      // Files are numbered in apply order (namespaces first, bindings after the Services they name).
+      const previous = manifests[manifests.length - 1];
+      if (previous) manifest.node.addDependency(previous);
+      // Pods get AWS credentials only once their ServiceAccount's association exists.
+      if (file.documents.some((doc) => doc.kind === 'Deployment')) {
+        for (const association of associations) manifest.node.addDependency(association);
+      }
+      manifests.push(manifest);
+    }
+    this.manifests = manifests;
+  }
+}
+
+function centralTableStatement(
+  stack: Stack,
+  config: PlatformConfig,
+  table: TableDefinition,
+  actions: readonly string[],
+): PolicyStatement {
+  // The central tables live in the global region; their names come from lib/tables.ts.
+  const arn = stack.formatArn({
+    service: 'dynamodb',
+    region: config.globalRegion,
+    resource: 'table',
+    resourceName: tableName(config.projectName, table),
+  });
+  return new PolicyStatement({
+    actions: actions.map((action) => `dynamodb:${action}`),
+    resources: table.indexes.length > 0 ? [arn, `${arn}/index/*`] : [arn],
+  });
+}
+
+/** `manifest-processor` → `ManifestProcessor`. */
+function pascal(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** `manifest-processor` → `MANIFEST_PROCESSOR`. */
+function constantCase(name: string): string {
+  return name.toUpperCase().replace(/-/g, '_');
+}

@@ -1,0 +1,230 @@
+/**
+ * The deployment's internal CA and the certificates issued from it (handler: lambda/internal-ca/).
+ *
+ * The edge proxies and the services present and verify `backend.<project>.<internal_domain>`, a private
+ * `.internal` name no public CA (ACM included) can validate, so the platform runs its own CA:
+ * - InternalCertificateAuthority (global stack): the secret `<project>/internal-ca`, replicated to every
+ *   deployment region, filled once by a custom resource; `certificatePem` is the trust anchor the proxies
+ *   get as INTERNAL_CA_PEM.
+ * - InternalCertificate (regional stacks): a server certificate issued in the region from the CA
+ *   secret's replica, imported into ACM for the ALB listener, and its key pair in a regional secret for
+ *   the pods' HTTPS listeners.
+ * Private keys exist only in Secrets Manager and ACM, never in a template, an attribute or a log.
+ */
+import { CustomResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import type { PlatformConfig } from '../config.js';
+import { internalCaSecretName } from '../names.js';
+import { PlatformFunction } from './platform-function.js';
+
+const RESOURCE_TYPE = 'Custom::InternalCa';
+
+/** One handler function + Provider per stack, shared by every internal-CA resource of that stack. */
+class InternalCaProvider extends Construct {
+  static of(scope: Construct): InternalCaProvider {
+    const stack = Stack.of(scope);
+    const id = 'InternalCaProvider';
+    return (
+      (stack.node.tryFindChild(id) as InternalCaProvider | undefined) ?? new InternalCaProvider(stack, id)
+    );
+  }
+
+  readonly handler: PlatformFunction;
+  readonly serviceToken: string;
+
+  private constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.handler = new PlatformFunction(this, 'Handler', {
+      entryName: 'internal-ca',
+      description: 'Internal CA custom resources: creates the CA, issues and imports certificates',
+      // RSA key generation and ACM import; far below this in practice.
+      timeout: Duration.minutes(2),
+      memorySize: 512,
+    });
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: this.handler,
+      logGroup: new LogGroup(this, 'ProviderLogs', {
+        retention: RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+    });
+    this.serviceToken = provider.serviceToken;
+    NagSuppressions.addResourceSuppressions(this.handler, [
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by the CloudFormation provider, which reports every failure to the stack',
+      },
+    ]);
+    NagSuppressions.addResourceSuppressions(
+      provider,
+      [
+        {
+          id: 'AwsSolutions-IAM4',
+          reason:
+            'CDK Provider framework function: AWSLambdaBasicExecutionRole for its own logs (CDK-managed)',
+          appliesTo: [
+            'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+          ],
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'CDK Provider framework function may invoke any version of its one onEvent function (<arn>:*)',
+        },
+        {
+          id: 'Serverless-LambdaDefaultMemorySize',
+          reason: 'CDK Provider framework function (CDK-managed sizing)',
+        },
+        {
+          id: 'Serverless-LambdaDLQ',
+          reason:
+            'CDK Provider framework function: CloudFormation invokes it synchronously and sees every failure',
+        },
+      ],
+      true,
+    );
+  }
+}
+
+export interface InternalCertificateAuthorityProps {
+  readonly config: PlatformConfig;
+  /** Regions the CA secret is replicated to (every deployment region other than the stack's). */
+  readonly replicaRegions: readonly string[];
+}
+
+/** The CA secret `<project>/internal-ca` and the custom resource that fills it (global stack). */
+export class InternalCertificateAuthority extends Construct {
+  readonly secret: Secret;
+  /** PEM of the CA certificate (deploy-time value): what clients of the internal hops trust. */
+  readonly certificatePem: string;
+
+  constructor(scope: Construct, id: string, props: InternalCertificateAuthorityProps) {
+    super(scope, id);
+    const { config } = props;
+    this.secret = new Secret(this, 'Secret', {
+      secretName: internalCaSecretName(config),
+      description: `${config.projectName} internal CA {"certificatePem","privateKeyPem"}: issues the ALB and pod certificates`,
+      replicaRegions: props.replicaRegions.map((region) => ({ region })),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    NagSuppressions.addResourceSuppressions(this.secret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'A CA key is not rotated on a schedule (every certificate issued from it would have to be re-issued at ' +
+          'once); the custom resource replaces the CA a year before its 10-year validity ends',
+      },
+    ]);
+
+    const provider = InternalCaProvider.of(this);
+    this.secret.grantRead(provider.handler);
+    this.secret.grantWrite(provider.handler);
+    const resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: RESOURCE_TYPE,
+      properties: {
+        Kind: 'CertificateAuthority',
+        SecretId: this.secret.secretArn,
+        CommonName: `${config.projectName} internal CA`,
+      },
+    });
+    this.certificatePem = resource.getAttString('CertificatePem');
+  }
+}
+
+export interface InternalCertificateProps {
+  readonly config: PlatformConfig;
+  /** DNS names of the certificate; the first is its common name. */
+  readonly dnsNames: string[];
+  /**
+   * Change this value to re-issue the certificate (same ACM ARN, new key pair). Certificates are valid
+   * 395 days: redeploy with a new value within a year (docs/global-stack.md "Internal CA").
+   */
+  readonly generation?: string;
+}
+
+/**
+ * A server certificate from the internal CA, issued in the stack's region (deploy the global stack, and
+ * so the CA secret's replica, first): imported into ACM for the ALB and written as
+ * `{"certificatePem","privateKeyPem","caCertificatePem"}` to `keyPairSecret` for the pods.
+ */
+export class InternalCertificate extends Construct {
+  readonly certificate: ICertificate;
+  readonly certificateArn: string;
+  /** PEM of the CA certificate (deploy-time value), e.g. INTERNAL_CA_PEM of the regional proxies. */
+  readonly caCertificatePem: string;
+  readonly keyPairSecret: ISecret;
+
+  constructor(scope: Construct, id: string, props: InternalCertificateProps) {
+    super(scope, id);
+    const { config } = props;
+    if (props.dnsNames.length === 0) throw new Error('InternalCertificate needs at least one DNS name');
+    const stack = Stack.of(this);
+
+    const keyPair = new Secret(this, 'KeyPair', {
+      description: `${config.projectName} TLS key pair for ${props.dnsNames[0]} (internal CA), read by the pods`,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    NagSuppressions.addResourceSuppressions(keyPair, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Renewed by re-issuing the certificate (InternalCertificate generation), which rewrites this secret',
+      },
+    ]);
+    this.keyPairSecret = keyPair;
+
+    const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', internalCaSecretName(config));
+    const provider = InternalCaProvider.of(this);
+    caSecret.grantRead(provider.handler);
+    keyPair.grantWrite(provider.handler);
+    const certificates = stack.formatArn({ service: 'acm', resource: 'certificate', resourceName: '*' });
+    provider.handler.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ImportAndDeleteInternalCertificates',
+        actions: ['acm:ImportCertificate', 'acm:DeleteCertificate'],
+        resources: [certificates],
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      provider.handler.role!,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'ACM assigns the certificate id at import: ImportCertificate/DeleteCertificate are granted on the ' +
+            "region's certificates of this account; the CA secret replica is named, its random suffix is not",
+          appliesTo: [
+            `Resource::arn:<AWS::Partition>:acm:${stack.region}:<AWS::AccountId>:certificate/*`,
+            { regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*:secret:.*-\\?\\?\\?\\?\\?\\?$/g' },
+          ],
+        },
+      ],
+      true,
+    );
+
+    const resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: RESOURCE_TYPE,
+      properties: {
+        Kind: 'Certificate',
+        CaSecretId: internalCaSecretName(config),
+        KeyPairSecretId: keyPair.secretArn,
+        DnsNames: props.dnsNames,
+        ...(props.generation !== undefined ? { Generation: props.generation } : {}),
+      },
+    });
+    this.certificateArn = resource.getAttString('CertificateArn');
+    this.caCertificatePem = resource.getAttString('CaCertificatePem');
+    this.certificate = Certificate.fromCertificateArn(this, 'Certificate', this.certificateArn);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The region's EKS cluster (aws-eks-v2): Kubernetes 1.34 in EKS Auto Mode, a private API endpoint, all
+ * control-plane log types, Kubernetes secrets encrypted with a customer-managed KMS key, and the kubectl
+ * provider that applies `cluster/k8s/` (lib/constructs/cluster-services.ts).
+ *
+ * Why Auto Mode (docs/regional-stack.md): EKS runs the nodes, the VPC CNI with NetworkPolicy enforcement,
+ * the EKS Pod Identity agent and the load-balancing capability whose TargetGroupBinding
+ * (`eks.amazonaws.com/v1`) registers the pods in the CDK-made ALB target groups — no AWS Load Balancer
+ * Controller, node groups or add-on versions to operate.
+ */
+import { KubectlV34Layer } from '@aws-cdk/lambda-layer-kubectl-v34';
+import { Stack, Validations } from 'aws-cdk-lib';
+import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import {
+  Addon,
+  Cluster,
+  ClusterLoggingTypes,
+  DefaultCapacityType,
+  EndpointAccess,
+  KubernetesVersion,
+} from 'aws-cdk-lib/aws-eks-v2';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import type { PlatformConfig } from '../config.js';
+
+export interface PlatformClusterProps {
+  readonly config: PlatformConfig;
+  readonly vpc: IVpc;
+  /** Subnets of the control-plane ENIs, the nodes and the kubectl provider (private, with egress). */
+  readonly subnets: SubnetSelection;
+}
+
+export class PlatformCluster extends Construct {
+  readonly cluster: Cluster;
+  /** KMS key that envelope-encrypts the cluster's Kubernetes secrets. */
+  readonly secretsKey: Key;
+
+  constructor(scope: Construct, id: string, props: PlatformClusterProps) {
+    super(scope, id);
+    const { config } = props;
+    const region = Stack.of(this).region;
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      description: `${config.projectName} EKS secrets encryption (${region})`,
+      enableKeyRotation: true,
+    });
+    this.cluster = new Cluster(this, 'Cluster', {
+      // `<project>-<region>`: what operators pass to `aws eks update-kubeconfig --name`.
+      clusterName: config.regionalStackName(region),
+      version: KubernetesVersion.V1_34,
+      vpc: props.vpc,
+      vpcSubnets: [props.subnets],
+      defaultCapacityType: DefaultCapacityType.AUTOMODE,
+      compute: { nodePools: ['system', 'general-purpose'] },
+      // Nothing outside the VPC talks to the API server; the kubectl provider runs in the private subnets.
+      endpointAccess: EndpointAccess.PRIVATE,
+      secretsEncryptionKey: this.secretsKey,
+      clusterLogging: [
+        ClusterLoggingTypes.API,
+        ClusterLoggingTypes.AUDIT,
+        ClusterLoggingTypes.AUTHENTICATOR,
+        ClusterLoggingTypes.CONTROLLER_MANAGER,
+        ClusterLoggingTypes.SCHEDULER,
+      ],
+      kubectlProviderOptions: { kubectlLayer: new KubectlV34Layer(this, 'KubectlLayer') },
+    });
+    Validations.of(this.cluster).acknowledge({
+      id: 'CloudFormation-Validate::W9009',
+      reason:
+        "aws-eks-v2 renders EncryptionConfig Resources: ['secrets'] (the only value EKS accepts); the " +
+        'cluster construct offers no way to leave it out',
+    });
+    // metrics.k8s.io for health-monitor's utilization and the job metrics route; Auto Mode does not ship it.
+    new Addon(this, 'MetricsServer', { cluster: this.cluster, addonName: 'metrics-server' });
+  }
+}

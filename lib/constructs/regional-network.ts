@@ -1,0 +1,96 @@
+/**
+ * The region's VPC: public subnets (NAT gateways only), private subnets with egress for the EKS nodes and
+ * pods, the internal ALB and the proxy Lambdas; flow logs of all traffic; and VPC endpoints.
+ *
+ * Endpoints, and why each:
+ * - S3 and DynamoDB gateway endpoints: free, and they carry the bulk traffic that would otherwise pay for
+ *   NAT (ECR image layers live in S3; cost reports; the regional cost-report table).
+ * - ECR API + ECR Docker: every node pulls the service images; keeps pulls off NAT.
+ * - Secrets Manager, SSM, Elastic Load Balancing: the regional proxy Lambdas may only open connections to
+ *   the ALB and these endpoints (their security group has no internet egress), and they need exactly
+ *   these three APIs (signing key, ALB host parameter, ALB verification). The pods read their secrets
+ *   through the same endpoint.
+ * Calls to the central tables in the global region leave through NAT: gateway endpoints are regional.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  InterfaceVpcEndpointAwsService,
+  IpAddresses,
+  Peer,
+  Port,
+  SecurityGroup,
+  SubnetType,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
+import type { ISecurityGroup, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Address space of every regional VPC (regions are never peered, so they may share it). */
+export const VPC_CIDR = '10.0.0.0/16';
+
+export class RegionalNetwork extends Construct {
+  readonly vpc: Vpc;
+  /** Where nodes, pods, the ALB and the proxies live. */
+  readonly privateSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
+  /** Security group of the interface endpoints: HTTPS from the VPC. */
+  readonly endpointSecurityGroup: ISecurityGroup;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.vpc = new Vpc(this, 'Vpc', {
+      ipAddresses: IpAddresses.cidr(VPC_CIDR),
+      maxAzs: 3,
+      // natGateways keeps its default, one per AZ: an AZ outage must not cut the other AZs' egress.
+      // No isolated subnets: nothing in the region lives without egress (no databases).
+      subnetConfiguration: [
+        { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
+        // /19 per AZ: Auto Mode gives every pod a VPC address.
+        { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 19 },
+      ],
+      restrictDefaultSecurityGroup: true,
+    });
+
+    const flowLogs = new LogGroup(this, 'FlowLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.vpc.addFlowLog('FlowLog', {
+      destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
+      trafficType: FlowLogTrafficType.ALL,
+    });
+
+    this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
+    this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });
+
+    const endpointSecurityGroup = new SecurityGroup(this, 'EndpointSecurityGroup', {
+      vpc: this.vpc,
+      description: 'VPC interface endpoints: HTTPS from the VPC',
+      allowAllOutbound: false,
+    });
+    endpointSecurityGroup.addIngressRule(
+      Peer.ipv4(this.vpc.vpcCidrBlock),
+      Port.tcp(443),
+      'HTTPS from the VPC',
+    );
+    this.endpointSecurityGroup = endpointSecurityGroup;
+    const interfaces: Record<string, InterfaceVpcEndpointAwsService> = {
+      EcrApi: InterfaceVpcEndpointAwsService.ECR,
+      EcrDocker: InterfaceVpcEndpointAwsService.ECR_DOCKER,
+      SecretsManager: InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+      Ssm: InterfaceVpcEndpointAwsService.SSM,
+      ElasticLoadBalancing: InterfaceVpcEndpointAwsService.ELASTIC_LOAD_BALANCING,
+    };
+    for (const [name, service] of Object.entries(interfaces)) {
+      this.vpc.addInterfaceEndpoint(name, {
+        service,
+        subnets: this.privateSubnets,
+        securityGroups: [endpointSecurityGroup],
+        privateDnsEnabled: true,
+      });
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The regional API's proxy functions (docs/edge-lambdas.md, MODE=regional): in the VPC's private subnets,
+ * they read the ALB host from SSM, verify it is this account's internal ALB (ELBv2), sign the HMAC
+ * envelope with the signing-key replica and forward to the ALB over TLS verified against the internal CA.
+ * Their security group opens connections only to the ALB and the VPC interface endpoints.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import type { PlatformConfig } from '../config.js';
+import { PlatformFunction } from './platform-function.js';
+
+/** Function timeouts: at least the integration timeout they serve (29 s buffered, 900 s streaming). */
+export const CONTROL_PLANE_PROXY_TIMEOUT = Duration.seconds(30);
+export const INFERENCE_PROXY_TIMEOUT = Duration.seconds(900);
+
+export interface RegionalProxiesProps {
+  readonly config: PlatformConfig;
+  readonly vpc: IVpc;
+  readonly subnets: SubnetSelection;
+  /** Security group of the internal ALB (the only backend). */
+  readonly albSecurityGroup: ISecurityGroup;
+  /** Security group of the interface endpoints (SSM, ELBv2, Secrets Manager). */
+  readonly endpointSecurityGroup: ISecurityGroup;
+  /** SSM String parameter holding the ALB's DNS name. */
+  readonly albHostParameter: IStringParameter;
+  /** The signing-key secret's replica in this region. */
+  readonly signingKeySecret: ISecret;
+  /** PEM of the internal CA that issued the ALB's certificate. */
+  readonly internalCaPem: string;
+}
+
+export class RegionalProxies extends Construct {
+  readonly controlPlane: PlatformFunction;
+  readonly inference: PlatformFunction;
+  readonly securityGroup: SecurityGroup;
+
+  constructor(scope: Construct, id: string, props: RegionalProxiesProps) {
+    super(scope, id);
+    const { config } = props;
+    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'Regional proxy functions: HTTPS to the internal ALB and the VPC endpoints only',
+      allowAllOutbound: false,
+    });
+    this.securityGroup.connections.allowTo(
+      props.albSecurityGroup,
+      Port.tcp(443),
+      'HTTPS to the internal ALB',
+    );
+    this.securityGroup.connections.allowTo(
+      props.endpointSecurityGroup,
+      Port.tcp(443),
+      'HTTPS to the VPC endpoints (SSM, ELBv2, Secrets Manager)',
+    );
+
+    const environment = {
+      MODE: 'regional',
+      BACKEND_HOSTNAME: config.backendHostname,
+      ALB_HOST_PARAMETER: props.albHostParameter.parameterName,
+      INTERNAL_CA_PEM: props.internalCaPem,
+      SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
+    };
+    const inVpc = { vpc: props.vpc, vpcSubnets: props.subnets, securityGroups: [this.securityGroup] };
+    this.controlPlane = new PlatformFunction(this, 'ControlPlaneProxy', {
+      entryName: 'control-plane-proxy',
+      description: `Regional control-plane proxy (${config.projectName}): /api/v1/{proxy+} to the internal ALB`,
+      timeout: CONTROL_PLANE_PROXY_TIMEOUT,
+      environment,
+      ...inVpc,
+    });
+    this.inference = new PlatformFunction(this, 'InferenceStreamProxy', {
+      entryName: 'inference-stream-proxy',
+      description: `Regional inference stream proxy (${config.projectName}): /inference/{proxy+} to the internal ALB`,
+      timeout: INFERENCE_PROXY_TIMEOUT,
+      environment,
+      ...inVpc,
+    });
+
+    for (const fn of [this.controlPlane, this.inference]) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'ReadAlbHost',
+          actions: ['ssm:GetParameter'],
+          resources: [props.albHostParameter.parameterArn],
+        }),
+      );
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'VerifyAlbIsInternalAndOwned',
+          actions: ['elasticloadbalancing:DescribeLoadBalancers'],
+          resources: ['*'],
+        }),
+      );
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'ReadSigningKey',
+          actions: ['secretsmanager:GetSecretValue'],
+          // The replica's ARN ends in the primary's random suffix, which no stack of this region can know.
+          resources: [`${props.signingKeySecret.secretArn}-??????`],
+        }),
+      );
+      NagSuppressions.addResourceSuppressions(
+        fn.role!,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'elasticloadbalancing:DescribeLoadBalancers has no resource-level permissions (the proxy pages ' +
+              'through it to verify the ALB from SSM is internal and account-owned); the signing-key replica is ' +
+              'named, only its random six-character suffix is a wildcard',
+            appliesTo: ['Resource::*', { regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
+          },
+          {
+            id: 'AwsSolutions-IAM4',
+            reason:
+              'AWSLambdaVPCAccessExecutionRole: the ENI actions Lambda needs to attach to the VPC have no ' +
+              'resource-level scoping',
+            appliesTo: [
+              'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
+            ],
+          },
+        ],
+        true,
+      );
+      NagSuppressions.addResourceSuppressions(fn, [
+        {
+          id: 'Serverless-LambdaDLQ',
+          reason:
+            'Invoked synchronously by API Gateway, which answers the caller with any failure: a dead-letter queue ' +
+            'only applies to asynchronous invocations',
+        },
+      ]);
+    }
+  }
+}

@@ -1,0 +1,817 @@
+/**
+ * `<project>-<region>`: fine-grained assertions for issue 6 and seeds 000/001 (regional API, internal ALB,
+ * EKS, cluster services, accelerator endpoint group) in three configurations, plus cdk-nag.
+ *
+ * Each configuration is built once. Lambda bundling and the CDK's built-in CloudFormation validation are
+ * skipped to keep this file fast on two cores: bundling is exercised by the app tests, and the template
+ * content asserted here does not depend on either.
+ */
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
+import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../lib/api-routes.js';
+import { buildApp } from '../../lib/app-builder.js';
+import type { PlatformApp } from '../../lib/app-builder.js';
+import { CLUSTER_NAMESPACE, CLUSTER_SERVICE_NAMES, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
+import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
+import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
+import type { AlbServiceName } from '../../lib/routing.js';
+import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
+import { addNagPacks, nagErrors } from './support/template.js';
+
+type Json = Record<string, unknown>;
+interface Resource {
+  Type: string;
+  Properties: Json;
+}
+
+const build = (context: Json): PlatformApp => {
+  const built = buildApp(
+    { 'aws:cdk:bundling-stacks': [], ...context },
+    { analyticsReporting: false, builtinCloudFormationValidation: false },
+  );
+  addNagPacks(built.app);
+  return built;
+};
+
+const regionalStackOf = (built: PlatformApp, region: string): RegionalStack => {
+  const stack = built.regionalStacks.get(region);
+  if (!stack) throw new Error(`no regional stack for ${region}`);
+  return stack;
+};
+
+const resources = (template: Template, type: string): [string, Resource][] =>
+  Object.entries(template.findResources(type) as Record<string, Resource>);
+
+const onlyResource = (template: Template, type: string): [string, Resource] => {
+  const found = resources(template, type);
+  if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
+  return found[0] as [string, Resource];
+};
+
+/** Flattens `Fn::Join` / `Fn::Sub` into text, every reference rendered as `<token>`. */
+function joined(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const sub = (value as { 'Fn::Sub'?: unknown })['Fn::Sub'];
+  if (typeof sub === 'string') return sub.replace(/\$\{[^}]+\}/g, '<token>');
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!join) return '<token>';
+  return join[1].map(joined).join(join[0]);
+}
+
+/** Full API Gateway path of every AWS::ApiGateway::Resource logical id. */
+function resourcePaths(template: Template): Map<string, string> {
+  const all = Object.fromEntries(resources(template, 'AWS::ApiGateway::Resource'));
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known) return known;
+    const resource = all[id];
+    if (!resource) throw new Error(`no resource ${id}`);
+    const parent = resource.Properties.ParentId as { Ref?: string };
+    const prefix = parent.Ref ? pathOf(parent.Ref) : '';
+    const path = `${prefix}/${String(resource.Properties.PathPart)}`;
+    paths.set(id, path);
+    return path;
+  };
+  for (const id of Object.keys(all)) pathOf(id);
+  return paths;
+}
+
+/** The target group logical id of each ALB service (tag `gco:service`). */
+function targetGroupIds(template: Template): Map<AlbServiceName, string> {
+  const ids = new Map<AlbServiceName, string>();
+  for (const [id, tg] of resources(template, 'AWS::ElasticLoadBalancingV2::TargetGroup')) {
+    const tags = tg.Properties.Tags as { Key: string; Value: unknown }[];
+    const service = tags.find((t) => t.Key === 'gco:service')?.Value as AlbServiceName;
+    ids.set(service, id);
+  }
+  return ids;
+}
+
+/** Every applied Kubernetes object, parsed from the kubectl custom resources. */
+function appliedManifests(template: Template): Json[] {
+  return resources(template, 'Custom::AWSCDK-EKS-KubernetesResource').flatMap(
+    ([, r]) => JSON.parse(joined(r.Properties.Manifest)) as Json[],
+  );
+}
+
+/** Every IAM statement of the stack's policies (inline policies of roles included). */
+function iamStatements(template: Template): Json[] {
+  const statements: Json[] = [];
+  for (const [, policy] of resources(template, 'AWS::IAM::Policy')) {
+    statements.push(...((policy.Properties.PolicyDocument as { Statement: Json[] }).Statement ?? []));
+  }
+  for (const [, role] of resources(template, 'AWS::IAM::Role')) {
+    for (const inline of (role.Properties.Policies as { PolicyDocument: { Statement: Json[] } }[]) ?? []) {
+      statements.push(...inline.PolicyDocument.Statement);
+    }
+  }
+  return statements;
+}
+
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** The inline or managed policy statements attached to the role with this logical id prefix. */
+function statementsOfRole(template: Template, rolePrefix: string): Json[] {
+  return resources(template, 'AWS::IAM::Policy')
+    .filter(([, p]) =>
+      list(p.Properties.Roles).some((r) => ((r as { Ref?: string }).Ref ?? '').startsWith(rolePrefix)),
+    )
+    .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Json[] }).Statement);
+}
+
+const AGGREGATOR_ARN = {
+  'Fn::Join': [
+    '',
+    ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/gco-aggregator'],
+  ],
+};
+
+const aggregatorStatement = {
+  Sid: 'AggregatorRoutes',
+  Effect: 'Allow',
+  Principal: { AWS: AGGREGATOR_ARN },
+  Action: 'execute-api:Invoke',
+  Resource: AGGREGATOR_REGIONAL_ROUTES.map((r) => `execute-api:/prod/${r.method}${r.path}`),
+};
+
+const accountStatement = {
+  Sid: 'AccountPrincipals',
+  Effect: 'Allow',
+  Principal: {
+    AWS: {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']],
+    },
+  },
+  Action: 'execute-api:Invoke',
+  Resource: 'execute-api:/*',
+  Condition: {
+    StringEquals: { 'aws:PrincipalAccount': { Ref: 'AWS::AccountId' } },
+    ArnNotEquals: { 'aws:PrincipalArn': AGGREGATOR_ARN },
+  },
+};
+
+describe('default config (commercial partition, regional API closed to the account)', () => {
+  let built: PlatformApp;
+  let stack: RegionalStack;
+  let template: Template;
+
+  beforeAll(() => {
+    built = build({});
+    stack = regionalStackOf(built, 'us-east-1');
+    template = Template.fromStack(stack);
+  });
+
+  describe('regional REST API (seed 001)', () => {
+    test('REGIONAL endpoint, and only the aggregator on its five routes (statement 1)', () => {
+      const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
+      expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+      expect(api.Properties.Policy).toEqual({ Version: '2012-10-17', Statement: [aggregatorStatement] });
+    });
+
+    test('stage prod: throttle 1000/2000, INFO logs, no data trace, metrics, X-Ray, JSON access logs', () => {
+      const [, stage] = onlyResource(template, 'AWS::ApiGateway::Stage');
+      expect(stage.Properties).toMatchObject({
+        StageName: 'prod',
+        TracingEnabled: true,
+        MethodSettings: [
+          {
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            LoggingLevel: 'INFO',
+            DataTraceEnabled: false,
+            MetricsEnabled: true,
+            ThrottlingRateLimit: 1000,
+            ThrottlingBurstLimit: 2000,
+          },
+        ],
+      });
+      const format = (stage.Properties.AccessLogSetting as { Format: string }).Format;
+      expect(JSON.parse(format)).toEqual(ACCESS_LOG_FIELDS);
+    });
+
+    test('every route of the definition, with its method, operation name, IAM auth and timeout', () => {
+      const paths = resourcePaths(template);
+      const methods = resources(template, 'AWS::ApiGateway::Method').map(([, m]) => {
+        const integration = m.Properties.Integration as Json;
+        return {
+          path: paths.get((m.Properties.ResourceId as { Ref: string }).Ref),
+          method: m.Properties.HttpMethod,
+          operationId: m.Properties.OperationName,
+          auth: m.Properties.AuthorizationType,
+          timeout: integration.TimeoutInMillis,
+          streaming: integration.ResponseTransferMode === 'STREAM',
+          uri: joined(integration.Uri),
+        };
+      });
+      const expected = regionalApiDefinition(built.config).routes.map((route) => ({
+        path: route.path,
+        method: route.method,
+        operationId: route.operationId,
+        auth: 'AWS_IAM',
+        timeout: route.path.startsWith('/inference') ? 900_000 : 29_000,
+        streaming: route.path.startsWith('/inference'),
+      }));
+      expect(methods.map(({ uri: _uri, ...rest }) => rest)).toEqual(expect.arrayContaining(expected));
+      expect(methods).toHaveLength(expected.length);
+      // The seed's method sets, spelled out once.
+      const on = (path: string) => methods.filter((m) => m.path === path).map((m) => m.method);
+      expect(on('/api/v1/{proxy+}').sort()).toEqual([
+        'DELETE',
+        'GET',
+        'HEAD',
+        'OPTIONS',
+        'PATCH',
+        'POST',
+        'PUT',
+      ]);
+      expect(on('/inference/{proxy+}').sort()).toEqual(['GET', 'HEAD', 'POST']);
+      for (const m of methods) {
+        expect(m.uri).toMatch(
+          m.streaming ? /\/2021-11-15\/functions\/.*\/response-streaming-invocations$/ : /\/invocations$/,
+        );
+      }
+    });
+
+    test('the stage URL is published for the aggregator in the global region, and removed on delete', () => {
+      const [, publication] = onlyResource(template, 'Custom::AWS');
+      const create = JSON.parse(joined(publication.Properties.Create).replace(/<token>/g, 'X')) as Json;
+      expect(create).toEqual({
+        service: 'SSM',
+        action: 'putParameter',
+        region: 'us-east-2',
+        parameters: {
+          Name: '/gco/regional-api/us-east-1',
+          Value: 'https://X.execute-api.us-east-1.X/X/',
+          Type: 'String',
+          Overwrite: true,
+          Description: 'gco regional API of us-east-1 (aggregator discovery)',
+        },
+        physicalResourceId: { id: '/gco/regional-api/us-east-1' },
+      });
+      expect(JSON.parse(publication.Properties.Delete as string)).toEqual({
+        service: 'SSM',
+        action: 'deleteParameter',
+        region: 'us-east-2',
+        parameters: { Name: '/gco/regional-api/us-east-1' },
+        ignoreErrorCodesMatching: 'ParameterNotFound',
+      });
+      const statement = iamStatements(template).find((s) => list(s.Action).includes('ssm:PutParameter'));
+      expect(statement).toMatchObject({ Action: ['ssm:PutParameter', 'ssm:DeleteParameter'] });
+      expect(joined(statement?.Resource)).toBe(
+        'arn:<token>:ssm:us-east-2:<token>:parameter/gco/regional-api/us-east-1',
+      );
+    });
+  });
+
+  describe('regional proxies', () => {
+    test.each([
+      ['control-plane-proxy', 30],
+      ['inference-stream-proxy', 900],
+    ])('%s: Node.js 22 on arm64 in the private subnets, %i s, regional mode', (entry, timeout) => {
+      const fn = resources(template, 'AWS::Lambda::Function').find(
+        ([, f]) =>
+          (f.Properties.Environment as { Variables: Json } | undefined)?.Variables.POWERTOOLS_SERVICE_NAME ===
+          entry,
+      )?.[1];
+      expect(fn?.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Timeout: timeout,
+        TracingConfig: { Mode: 'Active' },
+        VpcConfig: {
+          SubnetIds: [
+            { Ref: expect.stringMatching(/NetworkVpcprivate/) },
+            { Ref: expect.stringMatching(/NetworkVpcprivate/) },
+          ],
+          SecurityGroupIds: [{ 'Fn::GetAtt': [expect.stringMatching(/^ProxiesSecurityGroup/), 'GroupId'] }],
+        },
+      });
+      const env = (fn?.Properties.Environment as { Variables: Json }).Variables;
+      expect(env).toMatchObject({
+        MODE: 'regional',
+        BACKEND_HOSTNAME: 'backend.gco.gco.internal',
+        ALB_HOST_PARAMETER: { Ref: expect.stringMatching(/^AlbHost/) },
+        INTERNAL_CA_PEM: { 'Fn::GetAtt': [expect.stringMatching(/^AlbCertificate/), 'CaCertificatePem'] },
+      });
+      expect(joined(env.SIGNING_KEY_SECRET_ARN)).toBe(
+        'arn:<token>:secretsmanager:us-east-1:<token>:secret:gco/signing-key',
+      );
+    });
+
+    test('least privilege: the ALB host parameter, DescribeLoadBalancers (no resource scoping), the key replica', () => {
+      for (const role of ['ProxiesControlPlaneProxyRole', 'ProxiesInferenceStreamProxyRole']) {
+        const statements = statementsOfRole(template, role).filter((s) => s.Sid !== undefined);
+        expect(statements).toEqual(
+          expect.arrayContaining([
+            { Sid: 'ReadAlbHost', Effect: 'Allow', Action: 'ssm:GetParameter', Resource: expect.anything() },
+            {
+              Sid: 'VerifyAlbIsInternalAndOwned',
+              Effect: 'Allow',
+              Action: 'elasticloadbalancing:DescribeLoadBalancers',
+              Resource: '*',
+            },
+            {
+              Sid: 'ReadSigningKey',
+              Effect: 'Allow',
+              Action: 'secretsmanager:GetSecretValue',
+              Resource: expect.anything(),
+            },
+          ]),
+        );
+        const read = statements.find((s) => s.Sid === 'ReadSigningKey');
+        expect(joined(read?.Resource)).toBe(
+          'arn:<token>:secretsmanager:us-east-1:<token>:secret:gco/signing-key-??????',
+        );
+        // The parameter ARN is built from the parameter's own name (a reference to AlbHost).
+        const albHost = statements.find((s) => s.Sid === 'ReadAlbHost')?.Resource;
+        expect(joined(albHost)).toBe('arn:<token>:ssm:us-east-1:<token>:parameter<token>');
+        expect(JSON.stringify(albHost)).toMatch(/"Ref":"AlbHost[0-9A-F]+"/);
+      }
+    });
+
+    test('their security group opens connections to the ALB and the VPC endpoints only', () => {
+      const egress = resources(template, 'AWS::EC2::SecurityGroupEgress')
+        .map(([, r]) => r.Properties)
+        .filter((p) => JSON.stringify(p.GroupId).includes('ProxiesSecurityGroup'));
+      expect(
+        egress.map((p) => [
+          p.FromPort,
+          p.ToPort,
+          (p.DestinationSecurityGroupId as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],
+        ]),
+      ).toEqual(
+        expect.arrayContaining([
+          [443, 443, expect.stringMatching(/^AlbSecurityGroup/)],
+          [443, 443, expect.stringMatching(/^NetworkEndpointSecurityGroup/)],
+        ]),
+      );
+      expect(egress).toHaveLength(2);
+      const [, sg] =
+        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) =>
+          id.startsWith('ProxiesSecurityGroup'),
+        ) ?? [];
+      expect(sg?.Properties.SecurityGroupEgress).toBeUndefined();
+    });
+  });
+
+  describe('internal ALB (seed 000)', () => {
+    test('internal, in the private subnets, idle timeout 300 s, invalid headers dropped, access logs on', () => {
+      const [, alb] = onlyResource(template, 'AWS::ElasticLoadBalancingV2::LoadBalancer');
+      expect(alb.Properties.Scheme).toBe('internal');
+      expect(alb.Properties.Subnets).toEqual([
+        { Ref: expect.stringMatching(/NetworkVpcprivate/) },
+        { Ref: expect.stringMatching(/NetworkVpcprivate/) },
+      ]);
+      expect(alb.Properties.LoadBalancerAttributes).toEqual(
+        expect.arrayContaining([
+          { Key: 'idle_timeout.timeout_seconds', Value: '300' },
+          { Key: 'routing.http.drop_invalid_header_fields.enabled', Value: 'true' },
+          { Key: 'access_logs.s3.enabled', Value: 'true' },
+        ]),
+      );
+    });
+
+    test('HTTPS:443 with the internal-CA certificate for the backend name, TLS 1.3 with 1.2 fallback', () => {
+      const [, listener] = onlyResource(template, 'AWS::ElasticLoadBalancingV2::Listener');
+      const tgs = targetGroupIds(template);
+      expect(listener.Properties).toMatchObject({
+        Port: 443,
+        Protocol: 'HTTPS',
+        SslPolicy: 'ELBSecurityPolicy-TLS13-1-2-Res-2021-06',
+        Certificates: [
+          { CertificateArn: { 'Fn::GetAtt': [expect.stringMatching(/^AlbCertificate/), 'CertificateArn'] } },
+        ],
+        DefaultActions: [{ Type: 'forward', TargetGroupArn: { Ref: tgs.get(defaultRoute().service) } }],
+      });
+      const [, certificate] =
+        resources(template, 'Custom::InternalCa').find(([id]) => id.startsWith('AlbCertificate')) ?? [];
+      expect(certificate?.Properties).toMatchObject({
+        Kind: 'Certificate',
+        DnsNames: ['backend.gco.gco.internal'],
+      });
+    });
+
+    test('listener rules equal lib/routing.ts listenerRules(): priorities by prefix length, path patterns, target', () => {
+      const tgs = targetGroupIds(template);
+      const rules = resources(template, 'AWS::ElasticLoadBalancingV2::ListenerRule').map(
+        ([, r]) => r.Properties,
+      );
+      expect(
+        rules
+          .map((r) => ({
+            priority: r.Priority,
+            values: (r.Conditions as { Field: string; PathPatternConfig: { Values: string[] } }[])[0]
+              ?.PathPatternConfig.Values,
+            field: (r.Conditions as { Field: string }[])[0]?.Field,
+            target: (r.Actions as { TargetGroupArn: { Ref: string } }[])[0]?.TargetGroupArn.Ref,
+          }))
+          .sort((a, b) => Number(a.priority) - Number(b.priority)),
+      ).toEqual(
+        listenerRules().map((rule) => ({
+          priority: rule.priority,
+          values: [...rule.pathPatterns],
+          field: 'path-pattern',
+          target: tgs.get(rule.route.service),
+        })),
+      );
+    });
+
+    test('one IP target group per service: HTTPS, GET /healthz every 15 s, 5 s timeout, 2/2, deregistration 900 s', () => {
+      const services = [...new Set(ALB_ROUTES.map((r) => r.service))].sort();
+      const tgs = resources(template, 'AWS::ElasticLoadBalancingV2::TargetGroup');
+      expect([...targetGroupIds(template).keys()].sort()).toEqual(services);
+      for (const [, tg] of tgs) {
+        expect(tg.Properties).toMatchObject({
+          TargetType: 'ip',
+          Protocol: 'HTTPS',
+          Port: 443,
+          HealthCheckPath: '/healthz',
+          HealthCheckProtocol: 'HTTPS',
+          HealthCheckIntervalSeconds: 15,
+          HealthCheckTimeoutSeconds: 5,
+          HealthyThresholdCount: 2,
+          UnhealthyThresholdCount: 2,
+          Matcher: { HttpCode: '200' },
+          TargetGroupAttributes: expect.arrayContaining([
+            { Key: 'deregistration_delay.timeout_seconds', Value: '900' },
+          ]),
+          // Auto Mode registers targets only in target groups tagged with the cluster's name.
+          Tags: expect.arrayContaining([
+            { Key: 'eks:eks-cluster-name', Value: { Ref: expect.stringMatching(/^EksCluster/) } },
+          ]),
+        });
+      }
+    });
+
+    test('security group: 443 from the VPC and (accelerator partition) any IPv4; egress only to the pods', () => {
+      const [, sg] =
+        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
+        [];
+      expect(sg?.Properties.SecurityGroupIngress).toEqual([
+        expect.objectContaining({
+          CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },
+          FromPort: 443,
+          ToPort: 443,
+        }),
+        expect.objectContaining({ CidrIp: '0.0.0.0/0', FromPort: 443, ToPort: 443 }),
+      ]);
+      const egress = resources(template, 'AWS::EC2::SecurityGroupEgress')
+        .map(([, r]) => r.Properties)
+        .filter((p) => JSON.stringify(p.GroupId).includes('AlbSecurityGroup'));
+      expect(egress).toEqual([
+        expect.objectContaining({
+          FromPort: POD_HTTPS_PORT,
+          ToPort: POD_HTTPS_PORT,
+          DestinationSecurityGroupId: {
+            'Fn::GetAtt': [expect.stringMatching(/^EksCluster/), 'ClusterSecurityGroupId'],
+          },
+        }),
+      ]);
+    });
+
+    test("the ALB's DNS name is in SSM under /<project>/alb-host", () => {
+      template.hasResourceProperties('AWS::SSM::Parameter', {
+        Name: '/gco/alb-host',
+        Type: 'String',
+        Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AlbLoadBalancer'), 'DNSName'] },
+      });
+    });
+  });
+
+  test('accelerator endpoint group in this region on the global listener, pointing at the ALB', () => {
+    const [, group] = onlyResource(template, 'AWS::GlobalAccelerator::EndpointGroup');
+    expect(group.Properties).toEqual({
+      ListenerArn: {
+        'Fn::GetAtt': [expect.stringMatching(/^ExportsReader/), expect.stringMatching(/ListenerArn/)],
+      },
+      EndpointGroupRegion: 'us-east-1',
+      EndpointConfigurations: [
+        {
+          EndpointId: { Ref: expect.stringMatching(/^AlbLoadBalancer/) },
+          ClientIPPreservationEnabled: true,
+          Weight: 128,
+        },
+      ],
+      TrafficDialPercentage: 100,
+      HealthCheckProtocol: 'HTTPS',
+      HealthCheckPort: 443,
+      HealthCheckPath: '/healthz',
+      HealthCheckIntervalSeconds: 10,
+      ThresholdCount: 3,
+    });
+    // Matchers do not work inside toEqual for tokens: check the reference separately.
+    const listenerArn = group.Properties.ListenerArn as { 'Fn::GetAtt': [string, string] };
+    expect(listenerArn['Fn::GetAtt'][1]).toMatch(/AcceleratorHttps.*ListenerArn/);
+  });
+
+  describe('EKS', () => {
+    test('Kubernetes 1.34 in Auto Mode, private endpoint, all control-plane logs, KMS secrets encryption', () => {
+      const [, cluster] = onlyResource(template, 'AWS::EKS::Cluster');
+      expect(cluster.Properties).toMatchObject({
+        Name: 'gco-us-east-1',
+        Version: '1.34',
+        ComputeConfig: { Enabled: true, NodePools: ['system', 'general-purpose'] },
+        KubernetesNetworkConfig: { ElasticLoadBalancing: { Enabled: true } },
+        ResourcesVpcConfig: { EndpointPrivateAccess: true, EndpointPublicAccess: false },
+        Logging: {
+          ClusterLogging: {
+            EnabledTypes: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'].map((Type) => ({
+              Type,
+            })),
+          },
+        },
+        EncryptionConfig: [
+          {
+            Provider: { KeyArn: { 'Fn::GetAtt': [expect.stringMatching(/^EksSecretsKey/), 'Arn'] } },
+            Resources: ['secrets'],
+          },
+        ],
+      });
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+      template.hasResourceProperties('AWS::EKS::Addon', { AddonName: 'metrics-server' });
+      // The kubectl provider's layer: kubectl 1.34 for the 1.34 API server.
+      template.hasResourceProperties('AWS::Lambda::LayerVersion', {
+        Description: Match.stringLikeRegexp('kubectl'),
+      });
+    });
+
+    test('one Pod Identity association per service account, each with its own role', () => {
+      const associations = resources(template, 'AWS::EKS::PodIdentityAssociation').map(
+        ([, a]) => a.Properties,
+      );
+      expect(associations.map((a) => a.ServiceAccount).sort()).toEqual([...CLUSTER_SERVICE_NAMES].sort());
+      for (const a of associations) expect(a.Namespace).toBe(CLUSTER_NAMESPACE);
+      expect(new Set(associations.map((a) => JSON.stringify(a.RoleArn))).size).toBe(
+        CLUSTER_SERVICE_NAMES.length,
+      );
+      for (const [id, role] of resources(template, 'AWS::IAM::Role').filter(([id]) =>
+        /^Services.*Role/.test(id),
+      )) {
+        expect([id, role.Properties.AssumeRolePolicyDocument]).toEqual([
+          id,
+          {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Principal: { Service: 'pods.eks.amazonaws.com' },
+                Action: ['sts:AssumeRole', 'sts:TagSession'],
+              },
+            ],
+          },
+        ]);
+      }
+    });
+
+    test('pod permissions: central tables in the global region by name, regional cost data, secrets', () => {
+      const actionsOn = (role: string, fragment: string): string[] =>
+        statementsOfRole(template, role)
+          .filter((s) => list(s.Resource).some((r) => joined(r).includes(fragment)))
+          .flatMap((s) => list(s.Action) as string[])
+          .sort();
+      const table = (name: string) => `:dynamodb:us-east-2:<token>:table/gco-${name}`;
+      expect(actionsOn('ServicesManifestProcessorRole', table('job-queue'))).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(actionsOn('ServicesManifestProcessorRole', table('job-templates'))).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Scan',
+      ]);
+      expect(actionsOn('ServicesInferenceProxyRole', table('inference-endpoints'))).toEqual([
+        'dynamodb:GetItem',
+      ]);
+      expect(actionsOn('ServicesInferenceProxyRole', table('job-queue'))).toEqual([]);
+      expect(actionsOn('ServicesHealthMonitorRole', ':dynamodb:')).toEqual([]);
+      // Every pod reads the TLS key pair; cost-monitor (no envelope) does not read the signing key.
+      for (const role of [
+        'ServicesManifestProcessorRole',
+        'ServicesHealthMonitorRole',
+        'ServicesInferenceProxyRole',
+      ]) {
+        expect(actionsOn(role, 'secret:gco/signing-key')).toContain('secretsmanager:GetSecretValue');
+      }
+      expect(actionsOn('ServicesCostMonitorRole', 'secret:gco/signing-key')).toEqual([]);
+      const costMonitor = statementsOfRole(template, 'ServicesCostMonitorRole');
+      expect(costMonitor.find((s) => s.Sid === 'CostReportObjects')).toMatchObject({
+        Action: ['s3:GetObject', 's3:PutObject'],
+      });
+      expect(costMonitor.find((s) => s.Sid === 'ScheduledWindowClaims')).toMatchObject({
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/CostReportsTable/), 'Arn'] },
+      });
+    });
+
+    test('the applied manifests are cluster/k8s with this region filled in, incl. the cost-monitor NetworkPolicy', () => {
+      const objects = appliedManifests(template);
+      const byKindName = (kind: string, name: string) =>
+        objects.find((o) => o.kind === kind && (o.metadata as { name: string }).name === name);
+      expect(byKindName('NetworkPolicy', 'cost-monitor-from-manifest-processor')).toMatchObject({
+        spec: {
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cost-monitor' } },
+          ingress: [
+            { from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'manifest-processor' } } }] },
+          ],
+        },
+      });
+      for (const service of CLUSTER_SERVICE_NAMES) {
+        const deployment = byKindName('Deployment', service) as {
+          spec: {
+            template: { spec: { containers: { image: string; env: { name: string; value: string }[] }[] } };
+          };
+        };
+        const container = deployment.spec.template.spec.containers[0];
+        // The image of this service's DockerImageAsset, in the account's CDK asset repository.
+        expect(container?.image).toMatch(
+          /^<token>\.dkr\.ecr\.us-east-1\.<token>\/cdk-hnb659fds-container-assets-<token>-us-east-1:[0-9a-f]{64}$/,
+        );
+        expect(container?.env).toEqual(expect.arrayContaining([{ name: 'REGION', value: 'us-east-1' }]));
+      }
+      expect(byKindName('Deployment', 'manifest-processor')).toMatchObject({
+        spec: {
+          template: {
+            spec: {
+              containers: [{ env: expect.arrayContaining([{ name: 'GLOBAL_REGION', value: 'us-east-2' }]) }],
+            },
+          },
+        },
+      });
+      expect(
+        new Set(
+          objects.filter((o) => o.kind === 'TargetGroupBinding').map((o) => (o.spec as Json).targetGroupARN),
+        ),
+      ).toEqual(new Set(['<token>']));
+    });
+
+    test('the images are Docker assets built from cluster/<service>/Dockerfile with the repository root as context', () => {
+      const assembly = built.app.synth();
+      const manifests = assembly
+        .getStackArtifact(stack.artifactId)
+        .dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
+      const images = manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {}));
+      expect(images.map((i) => i.source.dockerFile).sort()).toEqual(
+        CLUSTER_SERVICE_NAMES.map((s) => `cluster/${s}/Dockerfile`).sort(),
+      );
+      for (const image of images) expect(image.source.platform).toBe('linux/amd64');
+    });
+  });
+
+  test('regional cost-report table and bucket (encrypted, SSL only, versioned, lifecycle)', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      TableName: 'gco-cost-reports',
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+    });
+    const [, bucket] =
+      resources(template, 'AWS::S3::Bucket').find(([id]) => id.includes('CostReports')) ?? [];
+    expect(bucket?.Properties).toMatchObject({
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: {
+        Rules: [
+          expect.objectContaining({ Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+        ],
+      },
+      LoggingConfiguration: expect.objectContaining({ LogFilePrefix: 's3/cost-reports/' }),
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: Match.stringLikeRegexp('CostReports') },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  test('VPC: flow logs of all traffic, gateway and interface endpoints', () => {
+    template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'ALL', ResourceType: 'VPC' });
+    const services = resources(template, 'AWS::EC2::VPCEndpoint').map(([, e]) =>
+      joined(e.Properties.ServiceName),
+    );
+    for (const suffix of [
+      's3',
+      'dynamodb',
+      'ecr.api',
+      'ecr.dkr',
+      'secretsmanager',
+      'ssm',
+      'elasticloadbalancing',
+    ]) {
+      expect(services.some((s) => s.endsWith(`.${suffix}`))).toBe(true);
+    }
+  });
+
+  test('outputs: regional API URL, ALB DNS name, cluster name', () => {
+    const outputs = Object.keys(template.toJSON().Outputs as Json);
+    expect(outputs).toEqual(expect.arrayContaining(['RegionalApiUrl', 'AlbDnsName', 'ClusterName']));
+  });
+
+  test('no wildcard action anywhere; resource * only where AWS offers no resource scoping', () => {
+    const statements = iamStatements(template);
+    for (const statement of statements) {
+      for (const action of list(statement.Action) as string[]) expect(action).not.toMatch(/\*/);
+    }
+    const unscoped = statements
+      .filter((s) => list(s.Resource).includes('*'))
+      .flatMap((s) => list(s.Action) as string[]);
+    // Each of these has no resource-level permissions in IAM.
+    expect([...new Set(unscoped)].sort()).toEqual([
+      'ec2:DescribeSpotPriceHistory', // manifest-processor: spot-gated queue dispatch
+      'elasticloadbalancing:DescribeLoadBalancers', // regional proxies: verify the ALB (docs/edge-lambdas.md)
+      'xray:PutTelemetryRecords', // X-Ray tracing of the Lambda functions
+      'xray:PutTraceSegments',
+    ]);
+  });
+
+  test('cdk-nag: no unsuppressed AwsSolutions or Serverless error', () => {
+    expect(nagErrors(stack)).toEqual([]);
+  });
+});
+
+describe('api_gateway.regional_api_enabled: the account opted in', () => {
+  let template: Template;
+  let stack: RegionalStack;
+
+  beforeAll(() => {
+    stack = regionalStackOf(build({ api_gateway: { regional_api_enabled: true } }), 'us-east-1');
+    template = Template.fromStack(stack);
+  });
+
+  test('statement 2: the account principals on every route, the aggregator excluded by condition', () => {
+    const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
+    expect(api.Properties.Policy).toEqual({
+      Version: '2012-10-17',
+      Statement: [aggregatorStatement, accountStatement],
+    });
+  });
+
+  test('the accelerator still reaches the ALB', () => {
+    expect(resources(template, 'AWS::GlobalAccelerator::EndpointGroup')).toHaveLength(1);
+  });
+
+  test('cdk-nag: no unsuppressed error', () => {
+    expect(nagErrors(stack)).toEqual([]);
+  });
+});
+
+describe('aws-us-gov partition (no Global Accelerator)', () => {
+  let built: PlatformApp;
+
+  beforeAll(() => {
+    built = build({ global_region: 'us-gov-west-1', regions: ['us-gov-west-1', 'us-gov-east-1'] });
+  });
+
+  test.each(['us-gov-west-1', 'us-gov-east-1'])(
+    '%s: regional API open to the account (both statements)',
+    (region) => {
+      const template = Template.fromStack(regionalStackOf(built, region));
+      const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
+      expect(api.Properties.Policy).toEqual({
+        Version: '2012-10-17',
+        Statement: [aggregatorStatement, accountStatement],
+      });
+    },
+  );
+
+  test.each(['us-gov-west-1', 'us-gov-east-1'])(
+    '%s: no endpoint group, and the ALB admits the VPC only',
+    (region) => {
+      const template = Template.fromStack(regionalStackOf(built, region));
+      expect(resources(template, 'AWS::GlobalAccelerator::EndpointGroup')).toHaveLength(0);
+      const [, sg] =
+        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
+        [];
+      expect(sg?.Properties.SecurityGroupIngress).toEqual([
+        expect.objectContaining({
+          CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },
+          FromPort: 443,
+        }),
+      ]);
+    },
+  );
+
+  test('the URL parameter goes to the global region of this partition', () => {
+    const template = Template.fromStack(regionalStackOf(built, 'us-gov-east-1'));
+    const [, publication] = onlyResource(template, 'Custom::AWS');
+    expect(joined(publication.Properties.Create)).toContain('"region":"us-gov-west-1"');
+    expect(joined(publication.Properties.Create)).toContain('"Name":"/gco/regional-api/us-gov-east-1"');
+  });
+
+  test('no template hard-codes a partition', () => {
+    const hardCoded = ['arn', 'aws', ''].join(':');
+    for (const stack of built.regionalStacks.values()) {
+      expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toContain(hardCoded);
+    }
+  });
+
+  test.each(['us-gov-west-1', 'us-gov-east-1'])('%s: cdk-nag: no unsuppressed error', (region) => {
+    expect(nagErrors(regionalStackOf(built, region))).toEqual([]);
+  });
+});

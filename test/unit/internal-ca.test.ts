@@ -1,0 +1,299 @@
+// The internal-CA custom resource handler (lambda/internal-ca): CA creation and reuse in its secret,
+// server certificates that chain to it (checked with node:crypto and a real TLS handshake), ACM import /
+// re-import / delete, and private keys that never leave Secrets Manager and ACM.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  ACMClient,
+  DeleteCertificateCommand,
+  ImportCertificateCommand,
+  ResourceInUseException,
+  ResourceNotFoundException as AcmNotFound,
+} from '@aws-sdk/client-acm';
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException as SecretNotFound,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { createHandler } from '../../lambda/internal-ca/index.js';
+import { CA_VALIDITY_DAYS, generateCa, usableCa } from '../../lambda/internal-ca/pki.js';
+import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
+import { memoryLogger } from './lambda/events.js';
+
+const CA_SECRET = 'gco/internal-ca';
+const KEY_PAIR_SECRET = 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:kp-AbCdEf';
+const CERT_ARN =
+  'arn:aws-us-gov:acm:us-gov-west-1:123456789012:certificate/1f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
+const HOST = 'backend.gco.gco.internal';
+const DAY_MS = 86_400_000;
+
+function event(
+  requestType: 'Create' | 'Update' | 'Delete',
+  properties: Record<string, unknown>,
+  physicalResourceId = 'placeholder',
+): CloudFormationCustomResourceEvent {
+  const base = {
+    ServiceToken: 'token',
+    ResponseURL: 'https://example.invalid/response',
+    StackId: 'stack',
+    RequestId: 'request',
+    LogicalResourceId: 'Resource',
+    ResourceType: 'Custom::InternalCa',
+    ResourceProperties: { ...properties, ServiceToken: 'token' },
+  };
+  if (requestType === 'Create') return { ...base, RequestType: 'Create' };
+  if (requestType === 'Update') {
+    return {
+      ...base,
+      RequestType: 'Update',
+      PhysicalResourceId: physicalResourceId,
+      OldResourceProperties: { ServiceToken: 'token' },
+    };
+  }
+  return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalResourceId };
+}
+
+const caProps = { Kind: 'CertificateAuthority', SecretId: CA_SECRET, CommonName: 'gco internal CA' };
+const certProps = {
+  Kind: 'Certificate',
+  CaSecretId: CA_SECRET,
+  KeyPairSecretId: KEY_PAIR_SECRET,
+  DnsNames: [HOST],
+};
+
+function setup(stored: Record<string, string> = {}) {
+  const secrets = mockClient(SecretsManagerClient);
+  const acm = mockClient(ACMClient);
+  const values = new Map(Object.entries(stored));
+  secrets.on(GetSecretValueCommand).callsFake((input: { SecretId: string }) => {
+    const value = values.get(input.SecretId);
+    if (value === undefined) throw new SecretNotFound({ message: 'not found', $metadata: {} });
+    return { SecretString: value };
+  });
+  secrets.on(PutSecretValueCommand).callsFake((input: { SecretId: string; SecretString: string }) => {
+    values.set(input.SecretId, input.SecretString);
+    return {};
+  });
+  acm.on(ImportCertificateCommand).callsFake((input: { CertificateArn?: string }) => ({
+    CertificateArn: input.CertificateArn ?? CERT_ARN,
+  }));
+  const logger = memoryLogger();
+  let generated = 0;
+  const handler = createHandler({
+    secrets: new SecretsManagerClient({}),
+    acm: new ACMClient({}),
+    logger,
+    generateCa: (name, now) => {
+      generated++;
+      return generateCa(name, now);
+    },
+  });
+  return { secrets, acm, values, logger, handler, generatedCount: () => generated };
+}
+
+let ca: CaKeyPair;
+beforeAll(() => {
+  ca = generateCa('test internal CA');
+});
+
+describe('CertificateAuthority', () => {
+  test('Create fills a placeholder secret with a new 10-year CA and returns only its certificate', async () => {
+    const { handler, values, logger } = setup({ [CA_SECRET]: 'random-placeholder-from-cloudformation' });
+    const out = await handler(event('Create', caProps));
+
+    const stored = JSON.parse(values.get(CA_SECRET) ?? '') as CaKeyPair;
+    expect(out).toEqual({
+      PhysicalResourceId: `internal-ca:${CA_SECRET}`,
+      Data: { CertificatePem: stored.certificatePem },
+    });
+    const cert = new X509Certificate(stored.certificatePem);
+    expect(cert.ca).toBe(true);
+    expect(cert.subject).toBe('CN=gco internal CA');
+    expect(cert.checkPrivateKey(createPrivateKey(stored.privateKeyPem))).toBe(true);
+    const days = (new Date(cert.validTo).getTime() - Date.now()) / DAY_MS;
+    expect(Math.round(days)).toBe(CA_VALIDITY_DAYS);
+    expect(JSON.stringify(out)).not.toContain('PRIVATE KEY');
+    expect(logger.text()).not.toContain('PRIVATE KEY');
+  });
+
+  test('Create and Update keep a valid CA already in the secret (issued certificates stay trusted)', async () => {
+    const { handler, secrets, generatedCount } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    const created = await handler(event('Create', caProps));
+    const updated = await handler(event('Update', caProps, created.PhysicalResourceId));
+    expect(created.Data).toEqual({ CertificatePem: ca.certificatePem });
+    expect(updated).toEqual(created);
+    expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+    expect(generatedCount()).toBe(0);
+  });
+
+  test('a CA within a year of its end is replaced', async () => {
+    const old = generateCa('old CA', new Date(Date.now() - (CA_VALIDITY_DAYS - 300) * DAY_MS));
+    expect(usableCa(JSON.stringify(old))).toBeUndefined();
+    const { handler, values } = setup({ [CA_SECRET]: JSON.stringify(old) });
+    const out = await handler(event('Update', caProps, `internal-ca:${CA_SECRET}`));
+    expect(out.Data?.CertificatePem).not.toBe(old.certificatePem);
+    expect((JSON.parse(values.get(CA_SECRET) ?? '') as CaKeyPair).certificatePem).toBe(
+      out.Data?.CertificatePem,
+    );
+  });
+
+  test('a stored pair whose key does not match its certificate is not a usable CA', () => {
+    const other = generateCa('other');
+    expect(
+      usableCa(JSON.stringify({ certificatePem: ca.certificatePem, privateKeyPem: other.privateKeyPem })),
+    ).toBeUndefined();
+    expect(usableCa('not json')).toBeUndefined();
+    expect(usableCa(JSON.stringify(ca))).toEqual(ca);
+  });
+
+  test('Delete leaves the secret to its own resource', async () => {
+    const { handler, secrets } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    const out = await handler(event('Delete', caProps, `internal-ca:${CA_SECRET}`));
+    expect(out).toEqual({ PhysicalResourceId: `internal-ca:${CA_SECRET}` });
+    expect(secrets.calls()).toHaveLength(0);
+  });
+});
+
+describe('Certificate', () => {
+  test('Create issues a certificate chained to the CA, imports it into ACM and stores the key pair', async () => {
+    const { handler, acm, values, logger } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    const out = await handler(event('Create', certProps));
+
+    expect(out).toEqual({
+      PhysicalResourceId: CERT_ARN,
+      Data: { CertificateArn: CERT_ARN, CaCertificatePem: ca.certificatePem },
+    });
+    const pair = JSON.parse(values.get(KEY_PAIR_SECRET) ?? '') as ServerKeyPair;
+    expect(pair.caCertificatePem).toBe(ca.certificatePem);
+    const cert = new X509Certificate(pair.certificatePem);
+    const caCert = new X509Certificate(ca.certificatePem);
+    expect(cert.ca).toBe(false);
+    expect(cert.checkIssued(caCert)).toBe(true);
+    expect(cert.verify(caCert.publicKey)).toBe(true);
+    expect(cert.subjectAltName).toBe(`DNS:${HOST}`);
+    expect(cert.checkPrivateKey(createPrivateKey(pair.privateKeyPem))).toBe(true);
+
+    const imported = acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input;
+    const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
+    expect(imported?.CertificateArn).toBeUndefined();
+    expect(text(imported?.Certificate)).toBe(pair.certificatePem);
+    expect(text(imported?.PrivateKey)).toBe(pair.privateKeyPem);
+    expect(text(imported?.CertificateChain)).toBe(ca.certificatePem);
+    expect(JSON.stringify(out)).not.toContain('PRIVATE KEY');
+    expect(logger.text()).not.toContain('PRIVATE KEY');
+  });
+
+  test('the issued key pair serves TLS that a client trusting only the CA accepts for the backend name', async () => {
+    const { handler, values } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    await handler(event('Create', certProps));
+    const pair = JSON.parse(values.get(KEY_PAIR_SECRET) ?? '') as ServerKeyPair;
+
+    const server = createServer({ key: pair.privateKeyPem, cert: pair.certificatePem }, (_req, res) => {
+      res.end('ok');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            servername: HOST,
+            ca: pair.caCertificatePem,
+            path: '/',
+            minVersion: 'TLSv1.2',
+          },
+          (res) => {
+            let data = '';
+            res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+            res.on('end', () => resolve(data));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(body).toBe('ok');
+      // The same server is refused for another name: the certificate is bound to the backend host.
+      await expect(
+        new Promise((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port, servername: 'other.internal', ca: pair.caCertificatePem, path: '/' },
+            resolve,
+          );
+          req.on('error', reject);
+          req.end();
+        }),
+      ).rejects.toThrow(/altnames|Hostname/i);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('Update re-issues into the same ACM certificate', async () => {
+    const { handler, acm, values } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    const out = await handler(event('Update', { ...certProps, Generation: '2' }, CERT_ARN));
+    expect(out.PhysicalResourceId).toBe(CERT_ARN);
+    expect(acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input.CertificateArn).toBe(CERT_ARN);
+    expect(values.has(KEY_PAIR_SECRET)).toBe(true);
+  });
+
+  test('without a CA in the region the request fails and says what to deploy first', async () => {
+    const { handler, acm } = setup();
+    await expect(handler(event('Create', certProps))).rejects.toThrow(/deploy the global stack first/);
+    expect(acm.calls()).toHaveLength(0);
+  });
+
+  test('Delete removes the ACM certificate; a missing or still-used one does not block the stack', async () => {
+    const deleted = setup();
+    expect(await deleted.handler(event('Delete', certProps, CERT_ARN))).toEqual({
+      PhysicalResourceId: CERT_ARN,
+    });
+    expect(deleted.acm.commandCalls(DeleteCertificateCommand)[0]?.args[0].input).toEqual({
+      CertificateArn: CERT_ARN,
+    });
+
+    const gone = setup();
+    gone.acm.on(DeleteCertificateCommand).rejects(new AcmNotFound({ message: 'gone', $metadata: {} }));
+    await expect(gone.handler(event('Delete', certProps, CERT_ARN))).resolves.toEqual({
+      PhysicalResourceId: CERT_ARN,
+    });
+
+    const inUse = setup();
+    inUse.acm
+      .on(DeleteCertificateCommand)
+      .rejects(new ResourceInUseException({ message: 'in use', $metadata: {} }));
+    await expect(inUse.handler(event('Delete', certProps, CERT_ARN))).resolves.toEqual({
+      PhysicalResourceId: CERT_ARN,
+    });
+    expect(inUse.logger.lines.find((l) => l.level === 'warn')?.fields).toEqual({ certificate_arn: CERT_ARN });
+
+    const failed = setup();
+    failed.acm.on(DeleteCertificateCommand).rejects(new Error('throttled'));
+    await expect(failed.handler(event('Delete', certProps, CERT_ARN))).rejects.toThrow('throttled');
+  });
+
+  test('Delete after a failed Create (no certificate ARN) calls nothing', async () => {
+    const { handler, acm } = setup();
+    await handler(event('Delete', certProps, 'placeholder'));
+    expect(acm.calls()).toHaveLength(0);
+  });
+});
+
+test('an unknown kind or a missing property is refused', async () => {
+  const { handler } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+  await expect(handler(event('Create', { Kind: 'Other' }))).rejects.toThrow(/Kind must be/);
+  await expect(handler(event('Create', { ...certProps, DnsNames: [] }))).rejects.toThrow(
+    /DnsNames is required/,
+  );
+  await expect(handler(event('Create', { Kind: 'CertificateAuthority' }))).rejects.toThrow(
+    /SecretId is required/,
+  );
+});
