@@ -1,0 +1,155 @@
+/**
+ * Analytics events handler throughput: B sequential 500-event batches (every event valid, v4/v7 ids,
+ * mixed timestamp formats) through the real handler (authorizer context check, consistent application
+ * read, validation, idempotency record in dynalite, PutRecords to a 4-shard kinesalite stream), against
+ * the same records written by bare PutRecords calls (the floor: what the stream itself costs here).
+ * Prints batch latency (median, p95), events/s and the ratio; then the replay of a batch already sent
+ * (answered from the idempotency record). `BENCH_BATCHES` sets B (default 20).
+ */
+import { randomUUID } from 'node:crypto';
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
+import { APPLICATION_ID_PARAM } from '../lib/api-routes.js';
+import { startLocalDynamo } from '../lib/local/dynamodb.js';
+import { startLocalKinesis } from '../lib/local/kinesis.js';
+import { tableName } from '../lib/tables.js';
+import * as admin from '../lambda/analytics-admin/index.js';
+import * as events from '../lambda/analytics-events/index.js';
+import { validateEvent } from '../lambda/analytics-events/event-validation.js';
+import { silentLogger } from '../lambda/shared/logger.js';
+
+const BATCH = 500;
+const PROJECT = 'bench';
+const STREAM = analyticsStreamName(PROJECT);
+const CONTEXT = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 28_000 };
+
+function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}
+
+/** A version 7 UUID for half the events (games often use time-ordered ids). */
+function uuidv7(ms: number): string {
+  const h = (ms.toString(16).padStart(12, '0') + randomUUID().replace(/-/g, '').slice(12)).split('');
+  h[12] = '7';
+  h[16] = '89ab'[parseInt(h[16] ?? '0', 16) % 4] ?? '8';
+  const s = h.join('');
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
+}
+
+function batchBody(seed: number): string {
+  const now = Date.now();
+  return JSON.stringify({
+    Events: Array.from({ length: BATCH }, (_, i) => ({
+      event_id: i % 2 === 0 ? randomUUID() : uuidv7(now),
+      event_type: 'gameplay',
+      event_name: `level_${(seed + i) % 40}_complete`,
+      event_timestamp: i % 3 === 0 ? new Date(now - i * 1000).toISOString() : Math.floor(now / 1000) - i,
+      event_version: '1.0.0',
+      app_version: '2.4.1',
+      event_data: { score: seed * 1000 + i, level: i % 40, platform: i % 2 === 0 ? 'ios' : 'android' },
+    })),
+  });
+}
+
+function summary(label: string, samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = percentile(sorted, 50);
+  const total = samples.reduce((a, b) => a + b, 0);
+  const eps = (samples.length * BATCH) / (total / 1000);
+  console.log(
+    `  ${label.padEnd(22)} median ${median.toFixed(1)} ms   p95 ${percentile(sorted, 95).toFixed(1)} ms   ${Math.round(eps).toLocaleString('en-US')} events/s`,
+  );
+  return eps;
+}
+
+export async function run(): Promise<void> {
+  const batches = Number(process.env['BENCH_BATCHES'] ?? 20);
+  const warmup = 3;
+  const dynamo = await startLocalDynamo({ project: PROJECT, tables: Object.values(ANALYTICS_TABLES) });
+  const kinesis = await startLocalKinesis({ streams: [{ name: STREAM, shardCount: 4 }] });
+  try {
+    const env = {
+      ...Object.fromEntries(Object.values(ANALYTICS_TABLES).map((t) => [t.envVar, tableName(PROJECT, t)])),
+      EVENTS_STREAM_NAME: STREAM,
+    };
+    const adminHandler = admin.createHandlerFromEnv(env, { dynamodb: dynamo.client(), logger: silentLogger });
+    const created = await adminHandler(
+      {
+        httpMethod: 'POST',
+        resource: '/applications',
+        path: '/applications',
+        pathParameters: null,
+        body: JSON.stringify({ Name: 'bench' }),
+        isBase64Encoded: false,
+      },
+      CONTEXT,
+    );
+    const app = (JSON.parse(created.body) as { ApplicationId: string }).ApplicationId;
+    const handler = events.createHandlerFromEnv(env, {
+      dynamodb: dynamo.client(),
+      kinesis: kinesis.client(),
+      logger: silentLogger,
+    });
+    const direct = kinesis.client();
+    const send = (body: string) =>
+      handler(
+        {
+          httpMethod: 'POST',
+          pathParameters: { [APPLICATION_ID_PARAM]: app },
+          body,
+          isBase64Encoded: false,
+          requestContext: { authorizer: { applicationId: app, apiKeyId: 'bench' } },
+        },
+        CONTEXT,
+      );
+
+    const handlerMs: number[] = [];
+    const directMs: number[] = [];
+    const replayMs: number[] = [];
+    // Interleaved, so drift on a shared machine affects both sides alike.
+    for (let i = 0; i < warmup + batches; i++) {
+      const body = batchBody(i);
+      let t = process.hrtime.bigint();
+      const res = await send(body);
+      const h = Number(process.hrtime.bigint() - t) / 1e6;
+      const answer = JSON.parse(res.body) as { FailedRecordCount?: number };
+      if (res.statusCode !== 200 || answer.FailedRecordCount !== 0) {
+        throw new Error(`unexpected answer ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+      t = process.hrtime.bigint();
+      await send(body);
+      const r = Number(process.hrtime.bigint() - t) / 1e6;
+
+      // The floor: the same records (as the handler builds them) in one bare PutRecords call.
+      const receivedAt = Date.now();
+      const records = (JSON.parse(batchBody(i + 1_000)) as { Events: unknown[] }).Events.map((e) => {
+        const c = validateEvent(e, app, receivedAt);
+        if (!c.ok) throw new Error(c.message);
+        return { PartitionKey: c.record.event_id, Data: Buffer.from(JSON.stringify(c.record)) };
+      });
+      t = process.hrtime.bigint();
+      const put = await direct.send(new PutRecordsCommand({ StreamName: STREAM, Records: records }));
+      const d = Number(process.hrtime.bigint() - t) / 1e6;
+      if (put.FailedRecordCount !== 0) throw new Error('direct PutRecords failed');
+      if (i >= warmup) {
+        handlerMs.push(h);
+        replayMs.push(r);
+        directMs.push(d);
+      }
+    }
+
+    console.log(
+      `analytics events handler, ${batches} sequential batches of ${BATCH} events after ${warmup} warm-up`,
+    );
+    console.log('(dynalite + 4-shard kinesalite on loopback)');
+    const viaHandler = summary('handler (new batch)', handlerMs);
+    const bare = summary('bare PutRecords', directMs);
+    const replay = summary('handler (replayed)', replayMs);
+    console.log(`  ratio handler/bare PutRecords: ${(bare / viaHandler).toFixed(2)}x the time per batch`);
+    console.log(`  replay vs new batch: ${(replay / viaHandler).toFixed(1)}x the events/s`);
+  } finally {
+    await kinesis.close();
+    await dynamo.close();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Administrative routes of the game-analytics API (seed 002): applications and their API keys. API
+ * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the seed's shapes; every error is
+ * `{"message":"…"}` naming the field or the missing resource. Rules: docs/analytics-api.md.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
+import {
+  describeError,
+  errorResult,
+  internalError,
+  MESSAGES,
+  ProxyError,
+  toProxyError,
+} from '../shared/errors.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { EnvReader } from '../shared/proxy-config.js';
+import { lazyHandler } from '../shared/proxy-runtime.js';
+import { enabledInput, namedInput, pathId } from '../shared/analytics/admin-input.js';
+import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
+import { ApplicationStore } from '../shared/analytics/applications-store.js';
+import { applicationsTable, authorizationsTable } from '../shared/analytics/config.js';
+import { jsonResult, rawBody } from '../shared/analytics/http.js';
+import { AdminOperations } from './operations.js';
+
+export const SERVICE_NAME = 'analytics-admin';
+
+export type AdminEvent = Pick<
+  APIGatewayProxyEvent,
+  'httpMethod' | 'resource' | 'path' | 'pathParameters' | 'body' | 'isBase64Encoded'
+> & { requestContext?: { requestId?: string } };
+export type AdminContext = Pick<Context, 'awsRequestId'>;
+export type AdminHandler = (event: AdminEvent, context: AdminContext) => Promise<APIGatewayProxyResult>;
+
+const APP = `/applications/{${APPLICATION_ID_PARAM}}`;
+const KEYS = `${APP}/authorizations`;
+const KEY = `${KEYS}/{${API_KEY_ID_PARAM}}`;
+
+type Operation = (ops: AdminOperations, event: AdminEvent) => Promise<unknown>;
+
+const appId = (e: AdminEvent) => pathId(e.pathParameters, APPLICATION_ID_PARAM);
+const keyId = (e: AdminEvent) => pathId(e.pathParameters, API_KEY_ID_PARAM);
+
+/** resource → method → operation: every admin route of analyticsApiDefinition. */
+export const ADMIN_ROUTES: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
+  '/applications': {
+    POST: (ops, e) => ops.createApplication(namedInput(rawBody(e))),
+    GET: (ops) => ops.listApplications(),
+  },
+  [APP]: {
+    GET: (ops, e) => ops.getApplication(appId(e)),
+    DELETE: (ops, e) => ops.deleteApplication(appId(e)),
+  },
+  [KEYS]: {
+    POST: (ops, e) => {
+      const id = appId(e);
+      return ops.createAuthorization(id, namedInput(rawBody(e)));
+    },
+    GET: (ops, e) => ops.listAuthorizations(appId(e)),
+  },
+  [KEY]: {
+    GET: (ops, e) => ops.getAuthorization(appId(e), keyId(e)),
+    PUT: (ops, e) => {
+      const [a, k] = [appId(e), keyId(e)];
+      return ops.updateAuthorization(a, k, enabledInput(rawBody(e)));
+    },
+    DELETE: (ops, e) => {
+      const [a, k] = [appId(e), keyId(e)];
+      return ops.deleteAuthorization(a, k);
+    },
+  },
+};
+
+export interface AdminDeps {
+  applications: ApplicationStore;
+  apiKeys: ApiKeyStore;
+  logger?: EdgeLogger;
+  now?: () => Date;
+  generateKey?: () => string;
+}
+
+/** The handler with injected dependencies (tests, the local platform). */
+export function createHandler(deps: AdminDeps): AdminHandler {
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
+  const ops = new AdminOperations({
+    applications: deps.applications,
+    apiKeys: deps.apiKeys,
+    logger,
+    now: deps.now ?? (() => new Date()),
+    ...(deps.generateKey ? { generateKey: deps.generateKey } : {}),
+  });
+
+  return async (event, context) => {
+    const started = Date.now();
+    const log = {
+      request_id: event.requestContext?.requestId,
+      lambda_request_id: context.awsRequestId,
+      method: event.httpMethod,
+      resource: event.resource,
+    };
+    try {
+      const methods = ADMIN_ROUTES[event.resource];
+      if (methods === undefined) throw new ProxyError(404, 'Not found', 'unknown_route');
+      const operation = methods[event.httpMethod];
+      if (operation === undefined) {
+        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+          allow: Object.keys(methods).join(', '),
+        });
+      }
+      const body = await operation(ops, event);
+      logger.info('admin request', { ...log, status: 200, duration_ms: Date.now() - started });
+      return jsonResult(200, body);
+    } catch (error) {
+      const failure = toProxyError(error);
+      const fields = {
+        ...log,
+        status: failure.statusCode,
+        reason: failure.reason,
+        duration_ms: Date.now() - started,
+        ...describeError(failure.cause),
+      };
+      if (failure.statusCode >= 500) logger.error('admin request failed', fields);
+      else logger.warn('admin request refused', { ...fields, message: failure.message });
+      return errorResult(failure);
+    }
+  };
+}
+
+export interface AdminFromEnvOptions {
+  dynamodb?: DynamoDBClient;
+  logger?: EdgeLogger;
+  now?: () => Date;
+}
+
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: AdminFromEnvOptions = {},
+): AdminHandler {
+  const r = new EnvReader(env);
+  const applications = applicationsTable(r);
+  const authorizations = authorizationsTable(r);
+  r.finish();
+  const doc = DynamoDBDocumentClient.from(options.dynamodb ?? new DynamoDBClient({}));
+  return createHandler({
+    applications: new ApplicationStore(doc, applications),
+    apiKeys: new ApiKeyStore(doc, authorizations),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
+
+let moduleLogger: EdgeLogger | undefined;
+const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
+
+/** Lambda entry point: configuration is read on the first invocation, not at import. */
+export const handler: AdminHandler = lazyHandler(
+  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
+  async () => errorResult(internalError('invalid_configuration')),
+  getLogger,
+);

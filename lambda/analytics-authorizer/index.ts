@@ -1,0 +1,146 @@
+/**
+ * REQUEST authorizer of `POST /applications/{APPLICATION_ID}/events` (identity source: the
+ * `Authorization` header, which carries the API key; `Bearer <key>` is accepted too).
+ *
+ * - A usable key (well-formed, known by its SHA-256, Enabled, application still exists) → an Allow
+ *   policy for exactly its application's events resource, context `{applicationId, apiKeyId}`,
+ *   principalId = the key id.
+ * - Anything else (no header, malformed, unknown, disabled, application deleted) → throw
+ *   `Error('Unauthorized')`: API Gateway answers 401 and caches that answer for the TTL too.
+ * - The decision never depends on the request path: API Gateway caches it under the header alone.
+ * - A lookup failure (DynamoDB unavailable) throws a different error → API Gateway answers 500 and
+ *   caches nothing, so a transient outage does not lock a valid key out for the TTL.
+ * The key is never logged; a 6-character prefix of its hash identifies attempts in the logs.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { describeError } from '../shared/errors.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { EnvReader } from '../shared/proxy-config.js';
+import { lazyHandler } from '../shared/proxy-runtime.js';
+import { hashApiKey, isWellFormedApiKey, keyFingerprint } from '../shared/analytics/api-keys.js';
+import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
+import { ApplicationStore } from '../shared/analytics/applications-store.js';
+import { applicationsTable, authorizationsTable } from '../shared/analytics/config.js';
+import { headerValue } from '../shared/analytics/http.js';
+import { allowPolicy } from './policy.js';
+
+export const SERVICE_NAME = 'analytics-authorizer';
+/** The message API Gateway turns into 401; any other error becomes 500. */
+export const UNAUTHORIZED = 'Unauthorized';
+
+export type AuthorizerEvent = Pick<APIGatewayRequestAuthorizerEvent, 'methodArn' | 'headers'> &
+  Partial<Pick<APIGatewayRequestAuthorizerEvent, 'multiValueHeaders' | 'requestContext'>>;
+export type AuthorizerContext = Pick<Context, 'awsRequestId'>;
+export type AuthorizerHandler = (
+  event: AuthorizerEvent,
+  context: AuthorizerContext,
+) => Promise<APIGatewayAuthorizerResult>;
+
+/** Thrown when a lookup fails: deliberately not 'Unauthorized', so API Gateway answers 500 uncached. */
+export class AuthorizerUnavailableError extends Error {
+  override readonly name = 'AuthorizerUnavailableError';
+}
+
+export interface AuthorizerDeps {
+  applications: ApplicationStore;
+  apiKeys: ApiKeyStore;
+  logger?: EdgeLogger;
+}
+
+const BEARER_RE = /^Bearer\s+/i;
+
+export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
+
+  return async (event, context) => {
+    const started = Date.now();
+    const log = { request_id: event.requestContext?.requestId, lambda_request_id: context.awsRequestId };
+    const deny = (reason: string, fields: Record<string, unknown> = {}): never => {
+      logger.warn('api key refused', { ...log, reason, ...fields, duration_ms: Date.now() - started });
+      throw new Error(UNAUTHORIZED);
+    };
+
+    const presented = headerValue(event, 'authorization')?.trim().replace(BEARER_RE, '');
+    if (presented === undefined || presented === '') return deny('missing_key');
+    if (!isWellFormedApiKey(presented)) return deny('malformed_key');
+    const hash = hashApiKey(presented);
+    const fingerprint = keyFingerprint(hash);
+
+    let identity: { applicationId: string; apiKeyId: string } | undefined;
+    let refusal: string | undefined;
+    try {
+      const [ref] = await deps.apiKeys.findByHash(hash);
+      if (ref === undefined) {
+        refusal = 'unknown_key';
+      } else {
+        // The index may lag; the base item (read consistently) is the truth about Enabled and the hash.
+        const [item, appExists] = await Promise.all([
+          deps.apiKeys.get(ref.ApplicationId, ref.ApiKeyId),
+          deps.applications.exists(ref.ApplicationId),
+        ]);
+        if (item === undefined || item.ApiKeyHash !== hash) refusal = 'unknown_key';
+        else if (!item.Enabled) refusal = 'key_disabled';
+        else if (!appExists) refusal = 'application_deleted';
+        identity = { applicationId: ref.ApplicationId, apiKeyId: ref.ApiKeyId };
+      }
+    } catch (error) {
+      logger.error('api key lookup failed', {
+        ...log,
+        key_fingerprint: fingerprint,
+        duration_ms: Date.now() - started,
+        ...describeError(error),
+      });
+      throw new AuthorizerUnavailableError('API key lookup failed', { cause: error });
+    }
+    if (refusal !== undefined || identity === undefined) {
+      return deny(refusal ?? 'unknown_key', {
+        key_fingerprint: fingerprint,
+        application_id: identity?.applicationId,
+        api_key_id: identity?.apiKeyId,
+      });
+    }
+    const result = allowPolicy(event.methodArn, identity);
+    logger.info('api key accepted', {
+      ...log,
+      application_id: identity.applicationId,
+      api_key_id: identity.apiKeyId,
+      duration_ms: Date.now() - started,
+    });
+    return result;
+  };
+}
+
+export interface AuthorizerFromEnvOptions {
+  dynamodb?: DynamoDBClient;
+  logger?: EdgeLogger;
+}
+
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: AuthorizerFromEnvOptions = {},
+): AuthorizerHandler {
+  const r = new EnvReader(env);
+  const applications = applicationsTable(r);
+  const authorizations = authorizationsTable(r);
+  r.finish();
+  const doc = DynamoDBDocumentClient.from(options.dynamodb ?? new DynamoDBClient({}));
+  return createHandler({
+    applications: new ApplicationStore(doc, applications),
+    apiKeys: new ApiKeyStore(doc, authorizations),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+}
+
+let moduleLogger: EdgeLogger | undefined;
+const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
+
+/** Lambda entry point. A configuration error fails every request with a 500 (never a cached 401). */
+export const handler: AuthorizerHandler = lazyHandler(
+  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
+  async () => {
+    throw new AuthorizerUnavailableError('analytics authorizer is not configured');
+  },
+  getLogger,
+);

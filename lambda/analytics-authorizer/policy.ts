@@ -1,0 +1,40 @@
+/**
+ * The IAM policy the authorizer returns. API Gateway caches it under the Authorization header alone, so
+ * it must hold for every request carrying that key: it allows exactly one method ARN, `POST` on the
+ * key's own application's events resource, built from the incoming methodArn's API id and stage (never a
+ * wildcard). A request for another application with this key then fails API Gateway's policy check (403).
+ */
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+
+export interface KeyIdentity {
+  readonly applicationId: string;
+  readonly apiKeyId: string;
+}
+
+// arn:<partition>:execute-api:<region>:<account>:<api-id>/<stage>/<METHOD>/<resource path…>
+const METHOD_ARN_RE =
+  /^(arn:[a-z-]+:execute-api:[a-z0-9-]+:\d{12}:[A-Za-z0-9]+)\/([A-Za-z0-9_-]+)\/[A-Z*]+\//;
+
+/** The events ARN of an application, under the API and stage of `methodArn`. */
+export function eventsResourceArn(methodArn: string, applicationId: string): string {
+  const match = METHOD_ARN_RE.exec(methodArn);
+  if (match === null) throw new Error('methodArn is not an execute-api method ARN');
+  return `${match[1]}/${match[2]}/POST/applications/${applicationId}/events`;
+}
+
+export function allowPolicy(methodArn: string, identity: KeyIdentity): APIGatewayAuthorizerResult {
+  return {
+    principalId: identity.apiKeyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Action: 'execute-api:Invoke',
+          Effect: 'Allow',
+          Resource: eventsResourceArn(methodArn, identity.applicationId),
+        },
+      ],
+    },
+    context: { applicationId: identity.applicationId, apiKeyId: identity.apiKeyId },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The answer to an event batch (seed 002): Total, FailedRecordCount and one result per event in input
+ * order. Error codes: InvalidEvent (with a short ErrorMessage), ThroughputExceeded and InternalFailure
+ * (the stream did not take the record; both are retryable).
+ */
+export type ErrorCode = 'InvalidEvent' | 'ThroughputExceeded' | 'InternalFailure';
+
+export type EventResult = { Result: 'Ok' } | { Result: 'Error'; ErrorCode: ErrorCode; ErrorMessage?: string };
+
+export interface BatchResult {
+  Total: number;
+  FailedRecordCount: number;
+  Events: EventResult[];
+}
+
+/** Codes a client may resend (the same batch again resends exactly those events). */
+export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['ThroughputExceeded', 'InternalFailure']);
+
+export const OK: EventResult = Object.freeze({ Result: 'Ok' });
+
+export function batchResult(events: EventResult[]): BatchResult {
+  return {
+    Total: events.length,
+    FailedRecordCount: events.filter((e) => e.Result === 'Error').length,
+    Events: events,
+  };
+}
+
+/** Indices of events whose failure another attempt may fix. */
+export function retryableIndices(result: BatchResult): number[] {
+  const out: number[] = [];
+  result.Events.forEach((e, i) => {
+    if (e.Result === 'Error' && RETRYABLE_CODES.has(e.ErrorCode)) out.push(i);
+  });
+  return out;
+}

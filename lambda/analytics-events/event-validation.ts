@@ -1,0 +1,139 @@
+/**
+ * Validation of one game event and its stream record. Seed 002 leaves the event fields open; this API
+ * fixes them (docs/analytics-api.md, "Events"):
+ *
+ * - event_id: an RFC 9562 UUID (any version 1–8, e.g. v4 or time-ordered v7); the record's partition key;
+ * - event_type, event_name: non-empty strings of at most 256 characters;
+ * - event_timestamp: epoch seconds or milliseconds (a number; below 10^11 it is read as seconds), or an
+ *   RFC 3339 date-time with an explicit offset; from 2000-01-01T00:00:00Z to one day after receipt;
+ * - event_version, app_version: optional non-empty strings of at most 64 characters;
+ * - event_data: optional JSON object of at most 64 KiB serialised;
+ * - nothing else (a misspelt field is reported rather than silently dropped).
+ *
+ * A valid event becomes the stream record: the event's fields (event_timestamp normalised to epoch
+ * milliseconds) plus application_id and received_at (epoch milliseconds). The warehouse views read it.
+ */
+import { isUuid } from '../shared/analytics/ids.js';
+import { isPlainObject, quoteName } from '../shared/analytics/http.js';
+
+export const EVENT_LIMITS = {
+  textMax: 256,
+  versionMax: 64,
+  eventDataMaxBytes: 64 * 1024,
+  /** Clock skew tolerated for events stamped in the future. */
+  futureToleranceMs: 24 * 60 * 60 * 1000,
+  earliestMs: Date.UTC(2000, 0, 1),
+  /** Numbers below this are epoch seconds (10^11 s is the year 5138; 10^11 ms is 1973). */
+  secondsBelow: 1e11,
+} as const;
+
+export const EVENT_FIELDS = [
+  'event_id',
+  'event_type',
+  'event_name',
+  'event_timestamp',
+  'event_version',
+  'app_version',
+  'event_data',
+] as const;
+
+/** The stream record (JSON, UTF-8). Optional fields are absent when the event did not carry them. */
+export interface EventRecord {
+  application_id: string;
+  event_id: string;
+  event_type: string;
+  event_name: string;
+  /** Epoch milliseconds (UTC). */
+  event_timestamp: number;
+  event_version?: string;
+  app_version?: string;
+  event_data?: Record<string, unknown>;
+  /** Epoch milliseconds at which the events handler accepted the batch. */
+  received_at: number;
+}
+
+export type EventCheck = { ok: true; record: EventRecord } | { ok: false; message: string };
+
+const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+class Invalid extends Error {}
+
+function text(
+  event: Record<string, unknown>,
+  field: string,
+  max: number,
+  required: boolean,
+): string | undefined {
+  const value = event[field];
+  if (value === undefined && !required) return undefined;
+  if (value === undefined) throw new Invalid(`${field} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new Invalid(`${field} must be a non-empty string`);
+  if ([...value].length > max) throw new Invalid(`${field} must be at most ${max} characters`);
+  return value;
+}
+
+function isRealDate(year: number, month: number, day: number): boolean {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
+/** event_timestamp as epoch milliseconds, or Invalid. */
+export function timestampMs(value: unknown, receivedAt: number): number {
+  let ms: number;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value <= 0) throw new Invalid('event_timestamp must be a positive number');
+    ms = Math.round(value < EVENT_LIMITS.secondsBelow ? value * 1000 : value);
+  } else if (typeof value === 'string') {
+    const m = RFC3339_RE.exec(value);
+    ms = m === null ? Number.NaN : Date.parse(value);
+    if (m === null || Number.isNaN(ms) || !isRealDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
+      throw new Invalid('event_timestamp must be epoch seconds, epoch milliseconds or an RFC 3339 date-time');
+    }
+  } else if (value === undefined) {
+    throw new Invalid('event_timestamp is required');
+  } else {
+    throw new Invalid('event_timestamp must be a number or a string');
+  }
+  if (ms < EVENT_LIMITS.earliestMs) throw new Invalid('event_timestamp is before 2000-01-01T00:00:00Z');
+  if (ms > receivedAt + EVENT_LIMITS.futureToleranceMs) {
+    throw new Invalid('event_timestamp is more than one day in the future');
+  }
+  return ms;
+}
+
+/** Checks one element of `Events`; `receivedAt` is epoch ms. */
+export function validateEvent(raw: unknown, applicationId: string, receivedAt: number): EventCheck {
+  try {
+    if (!isPlainObject(raw)) throw new Invalid('event must be a JSON object');
+    const unknown = Object.keys(raw).find((k) => !(EVENT_FIELDS as readonly string[]).includes(k));
+    if (unknown !== undefined) throw new Invalid(`unknown field ${quoteName(unknown)}`);
+    const id = raw['event_id'];
+    if (id === undefined) throw new Invalid('event_id is required');
+    if (!isUuid(id)) throw new Invalid('event_id must be a UUID (RFC 9562)');
+    const record: EventRecord = {
+      application_id: applicationId,
+      event_id: id.toLowerCase(),
+      event_type: text(raw, 'event_type', EVENT_LIMITS.textMax, true) ?? '',
+      event_name: text(raw, 'event_name', EVENT_LIMITS.textMax, true) ?? '',
+      event_timestamp: timestampMs(raw['event_timestamp'], receivedAt),
+      received_at: receivedAt,
+    };
+    const eventVersion = text(raw, 'event_version', EVENT_LIMITS.versionMax, false);
+    if (eventVersion !== undefined) record.event_version = eventVersion;
+    const appVersion = text(raw, 'app_version', EVENT_LIMITS.versionMax, false);
+    if (appVersion !== undefined) record.app_version = appVersion;
+    const data = raw['event_data'];
+    if (data !== undefined) {
+      if (!isPlainObject(data)) throw new Invalid('event_data must be a JSON object');
+      if (Buffer.byteLength(JSON.stringify(data)) > EVENT_LIMITS.eventDataMaxBytes) {
+        throw new Invalid(`event_data must be at most ${EVENT_LIMITS.eventDataMaxBytes} bytes as JSON`);
+      }
+      record.event_data = data;
+    }
+    return { ok: true, record };
+  } catch (error) {
+    if (error instanceof Invalid) return { ok: false, message: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Idempotent ingestion of one event batch with @aws-lambda-powertools/idempotency (DynamoDB persistence
+ * layer). The idempotency key is the application id + the SHA-256 of the raw body bytes, so the same
+ * batch sent again within the window (IDEMPOTENCY_TTL_SECONDS) gets the stored answer and writes nothing.
+ *
+ * Partly failed batches: the stored answer of round 0 may contain retryable failures (ThroughputExceeded,
+ * InternalFailure). When a client sends the same batch again and the stored answer has such failures,
+ * the next round resends exactly those events, under its own idempotency key (same batch, round n), and
+ * stores the merged answer. So every event is written once however often the batch is repeated, a
+ * concurrent repeat of a running round gets 409 rather than a duplicate, and a repeat after the last
+ * round finished gets the last answer. Round 0 fresh in this invocation is answered as is: its retries
+ * already used this invocation's deadline.
+ */
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { Context } from 'aws-lambda';
+import { describeError } from '../shared/errors.js';
+import type { EdgeLogger } from '../shared/logger.js';
+import { batchResult, OK, retryableIndices, type BatchResult, type EventResult } from './batch.js';
+import { validateEvent } from './event-validation.js';
+import type { KinesisWriter, StreamRecord } from './kinesis-writer.js';
+
+/** Prefix of idempotency keys, fixed so a redeploy (new function name) keeps recognising batches. */
+export const IDEMPOTENCY_KEY_PREFIX = 'analytics-events';
+/** A batch can be completed by this many repeats after its first attempt; later repeats get the last answer. */
+export const MAX_RESEND_ROUNDS = 16;
+
+export interface BatchInput {
+  readonly applicationId: string;
+  /** Lower-case hex SHA-256 of the raw body bytes. */
+  readonly bodySha256: string;
+  readonly events: readonly unknown[];
+  /** Epoch ms the request arrived. */
+  readonly receivedAt: number;
+  /** Epoch ms by which stream writes must be finished. */
+  readonly deadline: number;
+  readonly remainingTimeMs?: () => number;
+}
+
+export interface IngestOutcome {
+  readonly result: BatchResult;
+  /** Rounds that wrote to the stream in this invocation (0: the answer came from the store). */
+  readonly roundsRun: number;
+}
+
+interface IdempotencyKey {
+  applicationId: string;
+  bodySha256: string;
+  round: number;
+  [k: string]: string | number;
+}
+
+export interface BatchIngestorDeps {
+  persistence: BasePersistenceLayer;
+  writer: KinesisWriter;
+  logger: EdgeLogger;
+  expiresAfterSeconds: number;
+}
+
+/** Powertools reads only getRemainingTimeInMillis (in-progress expiry); the rest is filler. */
+function lambdaContext(remainingTimeMs: () => number): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: '',
+    functionVersion: '',
+    invokedFunctionArn: '',
+    memoryLimitInMB: '',
+    awsRequestId: '',
+    logGroupName: '',
+    logStreamName: '',
+    getRemainingTimeInMillis: remainingTimeMs,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export class BatchIngestor {
+  constructor(private readonly deps: BatchIngestorDeps) {}
+
+  async ingest(input: BatchInput): Promise<IngestOutcome> {
+    let roundsRun = 0;
+    let result: BatchResult | undefined;
+    for (let round = 0; round <= MAX_RESEND_ROUNDS; round++) {
+      const previous = result;
+      const toWrite = previous === undefined ? undefined : retryableIndices(previous);
+      if (toWrite !== undefined && toWrite.length === 0) break;
+      const step = await this.once(input, round, () =>
+        this.write(input, previous, toWrite ?? input.events.map((_, i) => i)),
+      );
+      result = step.result;
+      if (step.fresh) {
+        roundsRun++;
+        break;
+      }
+    }
+    return { result: result ?? batchResult([]), roundsRun };
+  }
+
+  /** Runs `fn` once per (batch, round) within the window; a repeat returns the stored answer. */
+  private async once(
+    input: BatchInput,
+    round: number,
+    fn: () => Promise<BatchResult>,
+  ): Promise<{ result: BatchResult; fresh: boolean }> {
+    let fresh: BatchResult | undefined;
+    const config = new IdempotencyConfig({
+      expiresAfterSeconds: this.deps.expiresAfterSeconds,
+      hashFunction: 'sha256',
+      ...(input.remainingTimeMs ? { lambdaContext: lambdaContext(input.remainingTimeMs) } : {}),
+    });
+    const run = makeIdempotent(
+      async (_key: IdempotencyKey): Promise<BatchResult> => {
+        fresh = await fn();
+        return fresh;
+      },
+      { persistenceStore: this.deps.persistence, config, keyPrefix: IDEMPOTENCY_KEY_PREFIX },
+    );
+    const key: IdempotencyKey = { applicationId: input.applicationId, bodySha256: input.bodySha256, round };
+    try {
+      const result = await run(key);
+      return { result, fresh: fresh !== undefined };
+    } catch (error) {
+      // The events are in the stream but the answer could not be stored: still answer what happened.
+      if (
+        fresh !== undefined &&
+        error instanceof Error &&
+        error.name === 'IdempotencyPersistenceLayerError'
+      ) {
+        this.deps.logger.error('batch written but its idempotency record was not saved', {
+          application_id: input.applicationId,
+          round,
+          ...describeError(error),
+        });
+        return { result: fresh, fresh: true };
+      }
+      throw error;
+    }
+  }
+
+  /** Validates and writes the events at `indices`, merged into `previous` (or a fresh answer). */
+  private async write(
+    input: BatchInput,
+    previous: BatchResult | undefined,
+    indices: readonly number[],
+  ): Promise<BatchResult> {
+    const results: EventResult[] = previous
+      ? [...previous.Events]
+      : new Array<EventResult>(input.events.length);
+    const records: StreamRecord[] = [];
+    for (const i of indices) {
+      const check = validateEvent(input.events[i], input.applicationId, input.receivedAt);
+      if (!check.ok) {
+        results[i] = { Result: 'Error', ErrorCode: 'InvalidEvent', ErrorMessage: check.message };
+        continue;
+      }
+      records.push({
+        index: i,
+        partitionKey: check.record.event_id,
+        data: Buffer.from(JSON.stringify(check.record), 'utf8'),
+      });
+    }
+    const outcomes = await this.deps.writer.write(records, input.deadline);
+    for (const record of records) {
+      const outcome = outcomes.get(record.index);
+      results[record.index] =
+        outcome === undefined || !outcome.ok
+          ? { Result: 'Error', ErrorCode: outcome?.code ?? 'InternalFailure' }
+          : OK;
+    }
+    return batchResult(results);
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * `POST /redshift/setup` and `POST /applications/redshift/setup` (seed 002): creates the warehouse
+ * objects over the events stream through the Redshift Data API (sql.ts), one statement after another,
+ * polling DescribeStatement. Answers:
+ * - warehouse not configured (no REDSHIFT_WORKGROUP_NAME) → 400;
+ * - every step finished → 200 `{}`;
+ * - a step still running when SETUP_WAIT_MS is used up → 202 with its StatementId: Redshift keeps
+ *   running it; calling setup again (idempotent) completes the remaining steps;
+ * - a step failed or the Data API refused → 502 naming the step with Redshift's error, shortened.
+ */
+import {
+  DescribeStatementCommand,
+  ExecuteStatementCommand,
+  RedshiftDataClient,
+  type StatusString,
+} from '@aws-sdk/client-redshift-data';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ANALYTICS_ENV } from '../../lib/analytics-resources.js';
+import {
+  describeError,
+  errorResult,
+  internalError,
+  MESSAGES,
+  ProxyError,
+  toProxyError,
+} from '../shared/errors.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { EnvReader } from '../shared/proxy-config.js';
+import { lazyHandler } from '../shared/proxy-runtime.js';
+import { sleep } from '../shared/analytics/backoff.js';
+import { eventsStreamName } from '../shared/analytics/config.js';
+import { jsonResult } from '../shared/analytics/http.js';
+import { isRoleArn, setupStatements, type SetupStatement } from './sql.js';
+
+export const SERVICE_NAME = 'analytics-warehouse-setup';
+export const DEFAULT_WAIT_MS = 25_000;
+export const DEFAULT_DATABASE = 'dev';
+export const NOT_CONFIGURED_MESSAGE =
+  'The analytics warehouse is not configured: deploy with a Redshift Serverless workgroup to use setup';
+/** Redshift error texts can be long; callers get the start. */
+const MAX_ERROR_CHARS = 300;
+
+export interface WarehouseConfig {
+  readonly workgroupName: string;
+  readonly database: string;
+  readonly streamRoleArn: string;
+  readonly streamName: string;
+}
+
+export type SetupEvent = Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource'> & {
+  requestContext?: { requestId?: string };
+};
+export type SetupContext = Pick<Context, 'awsRequestId'> & Partial<Pick<Context, 'getRemainingTimeInMillis'>>;
+export type SetupHandler = (event: SetupEvent, context: SetupContext) => Promise<APIGatewayProxyResult>;
+
+export interface SetupDeps {
+  redshiftData: Pick<RedshiftDataClient, 'send'>;
+  /** Undefined: no warehouse in this deployment. */
+  warehouse: WarehouseConfig | undefined;
+  waitMs?: number;
+  /** First DescribeStatement poll interval; doubles up to 1 s. */
+  pollMs?: number;
+  logger?: EdgeLogger;
+}
+
+const RUNNING: ReadonlySet<string> = new Set<StatusString>(['SUBMITTED', 'PICKED', 'STARTED']);
+
+const shorten = (text: string) =>
+  text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+
+type StepOutcome = { state: 'done' } | { state: 'running'; statementId: string };
+
+export function createHandler(deps: SetupDeps): SetupHandler {
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
+  const waitMs = deps.waitMs ?? DEFAULT_WAIT_MS;
+  const firstPollMs = deps.pollMs ?? 250;
+
+  async function runStep(
+    warehouse: WarehouseConfig,
+    step: SetupStatement,
+    deadline: number,
+  ): Promise<StepOutcome> {
+    let statementId: string | undefined;
+    try {
+      const started = await deps.redshiftData.send(
+        new ExecuteStatementCommand({
+          WorkgroupName: warehouse.workgroupName,
+          Database: warehouse.database,
+          Sql: step.sql,
+          StatementName: `analytics-setup: ${step.name}`,
+        }),
+      );
+      statementId = started.Id;
+      if (statementId === undefined) throw new Error('ExecuteStatement returned no statement id');
+      for (let poll = firstPollMs; ; poll = Math.min(1_000, poll * 2)) {
+        const { Status, Error: failure } = await deps.redshiftData.send(
+          new DescribeStatementCommand({ Id: statementId }),
+        );
+        if (Status === 'FINISHED') return { state: 'done' };
+        if (Status === 'FAILED' && step.alreadyExistsIsDone && /already exists/i.test(failure ?? '')) {
+          return { state: 'done' };
+        }
+        if (Status === 'FAILED' || Status === 'ABORTED') {
+          throw new ProxyError(
+            502,
+            shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? Status.toLowerCase()}`),
+            'statement_failed',
+          );
+        }
+        if (!RUNNING.has(Status ?? '')) {
+          throw new ProxyError(
+            502,
+            `Warehouse setup: unexpected statement status ${Status}`,
+            'statement_status',
+          );
+        }
+        if (Date.now() + poll > deadline) return { state: 'running', statementId };
+        await sleep(poll);
+      }
+    } catch (error) {
+      if (error instanceof ProxyError) throw error;
+      const name = error instanceof Error ? error.name : 'Error';
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ProxyError(
+        502,
+        shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
+        'data_api_error',
+        {},
+        { cause: error },
+      );
+    }
+  }
+
+  return async (event, context) => {
+    const started = Date.now();
+    const remaining = context.getRemainingTimeInMillis?.() ?? Infinity;
+    const deadline = started + Math.min(waitMs, remaining - 1_500);
+    const log = {
+      request_id: event.requestContext?.requestId,
+      lambda_request_id: context.awsRequestId,
+      resource: event.resource,
+    };
+    try {
+      if (event.httpMethod !== 'POST')
+        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+      const warehouse = deps.warehouse;
+      if (warehouse === undefined) throw new ProxyError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
+      const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
+      for (const [i, step] of steps.entries()) {
+        const outcome = await runStep(warehouse, step, deadline);
+        if (outcome.state === 'running') {
+          const last = i === steps.length - 1;
+          logger.info('warehouse setup continues', { ...log, step: step.name, status: 202 });
+          return jsonResult(202, {
+            message: last
+              ? `Warehouse setup continues asynchronously in Redshift (${step.name})`
+              : `Warehouse setup continues asynchronously in Redshift (${step.name}); call setup again once it has finished to complete the remaining steps`,
+            StatementId: outcome.statementId,
+          });
+        }
+        logger.info('warehouse setup step done', { ...log, step: step.name });
+      }
+      logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
+      return jsonResult(200, {});
+    } catch (error) {
+      const failure = toProxyError(error);
+      const fields = {
+        ...log,
+        status: failure.statusCode,
+        reason: failure.reason,
+        duration_ms: Date.now() - started,
+        ...describeError(failure.cause ?? error),
+      };
+      if (failure.statusCode >= 500) logger.error('warehouse setup failed', fields);
+      else logger.warn('warehouse setup refused', fields);
+      return errorResult(failure);
+    }
+  };
+}
+
+export interface SetupFromEnvOptions {
+  redshiftData?: RedshiftDataClient;
+  logger?: EdgeLogger;
+}
+
+/** The warehouse settings, or undefined when REDSHIFT_WORKGROUP_NAME is unset (not configured). */
+export function readWarehouse(r: EnvReader): WarehouseConfig | undefined {
+  const streamName = eventsStreamName(r);
+  const workgroupName = r.optional(ANALYTICS_ENV.redshiftWorkgroup);
+  if (workgroupName === undefined) return undefined;
+  const streamRoleArn =
+    r.required(ANALYTICS_ENV.redshiftStreamRoleArn, 'role Redshift assumes to read the stream') ?? '';
+  if (streamRoleArn !== '' && !isRoleArn(streamRoleArn)) {
+    r.problems.push(
+      `${ANALYTICS_ENV.redshiftStreamRoleArn} must be an IAM role ARN, got ${JSON.stringify(streamRoleArn)}`,
+    );
+  }
+  return {
+    workgroupName,
+    database: r.optional(ANALYTICS_ENV.redshiftDatabase) ?? DEFAULT_DATABASE,
+    streamRoleArn,
+    streamName,
+  };
+}
+
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: SetupFromEnvOptions = {},
+): SetupHandler {
+  const r = new EnvReader(env);
+  const warehouse = readWarehouse(r);
+  const waitMs = r.integer('SETUP_WAIT_MS', DEFAULT_WAIT_MS, 1_000, 28_000);
+  r.finish();
+  return createHandler({
+    redshiftData: options.redshiftData ?? new RedshiftDataClient({}),
+    warehouse,
+    waitMs,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+}
+
+let moduleLogger: EdgeLogger | undefined;
+const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
+
+/** Lambda entry point: configuration is read on the first invocation, not at import. */
+export const handler: SetupHandler = lazyHandler(
+  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
+  async () => errorResult(internalError('invalid_configuration')),
+  getLogger,
+);

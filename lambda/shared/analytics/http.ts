@@ -1,0 +1,85 @@
+/**
+ * HTTP plumbing of the analytics handlers (API Gateway REST v1 proxy integration): the raw request body,
+ * JSON answers, and JSON error answers `{"message":"…"}` built on the edge Lambdas' ProxyError.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { JSON_CONTENT_TYPE, ProxyError } from '../errors.js';
+
+/** The request body's bytes exactly as the client sent them (API Gateway may base64-encode them). */
+export function rawBody(event: { body: string | null; isBase64Encoded?: boolean }): Buffer {
+  if (event.body === null || event.body === undefined) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a JSON request body. Empty, non-UTF-8 or malformed bodies are 400s (never a stack trace). */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw new ProxyError(400, 'Request body is required (JSON)', 'empty_body');
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new ProxyError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProxyError(400, 'Request body is not valid JSON', 'malformed_json');
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A client-supplied name for a message: quoted, and cut short so a huge key cannot bloat the answer. */
+export function quoteName(name: string, max = 64): string {
+  return JSON.stringify(name.length > max ? `${name.slice(0, max)}…` : name);
+}
+
+/** 400 naming the first field that is not in `allowed`. */
+export function rejectUnknownFields(body: Record<string, unknown>, allowed: readonly string[]): void {
+  const unknown = Object.keys(body).find((k) => !allowed.includes(k));
+  if (unknown !== undefined) {
+    throw new ProxyError(
+      400,
+      `Unknown field ${quoteName(unknown)} (allowed: ${allowed.join(', ')})`,
+      'unknown_field',
+    );
+  }
+}
+
+export function jsonResult(
+  statusCode: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResult {
+  return {
+    statusCode,
+    multiValueHeaders: {
+      'content-type': [JSON_CONTENT_TYPE],
+      ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    },
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+  };
+}
+
+/** Case-insensitive header lookup over API Gateway's single- and multi-value header maps. */
+export function headerValue(
+  event: {
+    headers?: Record<string, string | undefined> | null;
+    multiValueHeaders?: Record<string, string[] | undefined> | null;
+  },
+  name: string,
+): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [k, v] of Object.entries(event.headers ?? {})) {
+    if (k.toLowerCase() === wanted && v !== undefined) return v;
+  }
+  for (const [k, v] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (k.toLowerCase() === wanted && v !== undefined && v.length > 0) return v[v.length - 1];
+  }
+  return undefined;
+}

@@ -1,0 +1,94 @@
+/**
+ * Kinesis Data Streams on loopback for tests and the local platform: a kinesalite server (in memory) with
+ * the given streams created and ACTIVE, and real @aws-sdk/client-kinesis clients pointed at it.
+ */
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateStreamCommand, DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { LOCAL_CREDENTIALS } from './dynamodb.js';
+
+interface KinesaliteOptions {
+  /** Omitted: kinesalite keeps everything in memory (memdown). */
+  path?: string;
+  createStreamMs?: number;
+  deleteStreamMs?: number;
+  updateStreamMs?: number;
+  shardLimit?: number;
+}
+
+// kinesalite is CommonJS without type declarations; requiring it keeps its typing to this one line.
+const kinesalite = createRequire(import.meta.url)('kinesalite') as (opts?: KinesaliteOptions) => Server;
+
+export interface LocalStreamSpec {
+  readonly name: string;
+  readonly shardCount: number;
+}
+
+export interface LocalKinesis {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly streams: readonly LocalStreamSpec[];
+  client(): KinesisClient;
+  close(): Promise<void>;
+}
+
+/** Polls until a stream leaves CREATING (kinesalite flips it on a timer even with createStreamMs 0). */
+async function waitActive(client: KinesisClient, name: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { StreamDescriptionSummary: summary } = await client.send(
+      new DescribeStreamSummaryCommand({ StreamName: name }),
+    );
+    if (summary?.StreamStatus === 'ACTIVE') return;
+    if (Date.now() > until) throw new Error(`stream ${name} did not become ACTIVE within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export async function startLocalKinesis(
+  opts: { streams?: readonly LocalStreamSpec[]; region?: string } = {},
+): Promise<LocalKinesis> {
+  const region = opts.region ?? 'us-east-2';
+  const streams = [...(opts.streams ?? [])];
+  const shardLimit = Math.max(
+    10,
+    streams.reduce((sum, s) => sum + s.shardCount, 0),
+  );
+  const server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clients: KinesisClient[] = [];
+  const client = () => {
+    // The Kinesis client defaults to HTTP/2 (for SubscribeToShard); kinesalite speaks HTTP/1.1 only.
+    const c = new KinesisClient({
+      endpoint,
+      region,
+      credentials: LOCAL_CREDENTIALS,
+      requestHandler: new NodeHttpHandler(),
+    });
+    clients.push(c);
+    return c;
+  };
+  const admin = client();
+  for (const stream of streams) {
+    await admin.send(new CreateStreamCommand({ StreamName: stream.name, ShardCount: stream.shardCount }));
+  }
+  for (const stream of streams) await waitActive(admin, stream.name);
+  return {
+    endpoint,
+    region,
+    streams,
+    client,
+    async close() {
+      for (const c of clients) c.destroy();
+      // kinesalite's close also closes its store; keep-alive sockets would hold the server open.
+      (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
