@@ -1,53 +1,55 @@
 /**
- * `npm start`: runs the platform on 127.0.0.1, prints every URL and the signing key, writes
- * `.local/endpoints.json` (and `.local/kubeconfig` for kubectl) and stops cleanly on Ctrl-C.
- * GCO_LOCAL_DIR overrides the output folder; SIGNING_KEY fixes the envelope key.
+ * `npm start`: the whole platform on 127.0.0.1 (docs/local-platform.md; the program is lib/local/cli.ts).
+ *
+ * Under tsx every one of the thousands of modules the platform loads goes through tsx's loader hooks,
+ * which alone takes several seconds. So this launcher bundles the platform's TypeScript with esbuild
+ * (packages stay external, resolved from node_modules; well under a second) into `.local/build/`, runs
+ * the bundle with plain node, relays SIGINT/SIGTERM and exits with its exit code.
+ * LOCAL_BUNDLE=0 runs the program in this process instead (slower to start; for debugging).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { startLocalPlatform } from '../lib/local/platform.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const outDir = resolve(process.env.GCO_LOCAL_DIR ?? '.local');
-const endpointsFile = join(outDir, 'endpoints.json');
-const kubeconfigFile = join(outDir, 'kubeconfig');
-const started = Date.now();
-const say = (line: string) => process.stdout.write(`${line}\n`);
+const startedAt = Date.now() - process.uptime() * 1000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+process.stdout.write('gco-platform: starting the local platform on 127.0.0.1 …\n');
 
-say('gco-platform: starting the local platform on 127.0.0.1 …');
-const platform = await startLocalPlatform({
-  ...(process.env.SIGNING_KEY ? { signingKey: process.env.SIGNING_KEY } : {}),
-  logs: process.env.LOCAL_LOGS === 'json' ? 'json' : 'silent',
-  onProgress: (message) => say(`  up  ${message}`),
-});
-const { endpoints } = platform;
-
-mkdirSync(outDir, { recursive: true });
-writeFileSync(endpointsFile, `${JSON.stringify(endpoints, null, 2)}\n`, { mode: 0o600 });
-writeFileSync(kubeconfigFile, platform.kubeConfigYaml, { mode: 0o600 });
-
-say('');
-say(`signing key (envelope v1): ${endpoints.signingKey}`);
-say(`endpoints:                 ${endpointsFile}`);
-say(`kubectl:                   kubectl --kubeconfig ${kubeconfigFile} get nodes,pods -A`);
-say(`try:                       curl ${endpoints.services['health-monitor']}/api/v1/health`);
-say(
-  `                           npx tsx bin/signed-request.ts GET ${endpoints.services['manifest-processor']}/api/v1/jobs`,
-);
-say('');
-say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s — press Ctrl-C to stop`);
-
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  say(`\n${signal}: stopping …`);
-  const deadline = setTimeout(() => process.exit(1), 10_000);
-  deadline.unref();
-  void platform.close().then(() => {
-    rmSync(endpointsFile, { force: true });
-    say('stopped');
-    process.exit(0);
+if (process.env.LOCAL_BUNDLE === '0') {
+  const { main } = await import('../lib/local/cli.js');
+  await main({ ...process.env, GCO_LOCAL_STARTED_AT: String(startedAt) });
+} else {
+  const { build } = await import('esbuild');
+  // Inside the repository so the bundle's bare imports resolve from node_modules; one folder per run.
+  const outDir = join(root, '.local', 'build', String(process.pid));
+  mkdirSync(outDir, { recursive: true });
+  const bundle = join(outDir, 'local.mjs');
+  await build({
+    stdin: {
+      contents: "import { main } from './lib/local/cli.ts';\nawait main();\n",
+      resolveDir: root,
+      sourcefile: 'npm-start.ts',
+      loader: 'ts',
+    },
+    outfile: bundle,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    sourcemap: true,
+    logLevel: 'warning',
   });
-};
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
+    stdio: 'inherit',
+    env: { ...process.env, GCO_LOCAL_STARTED_AT: String(startedAt) },
+  });
+  const relay = (signal: NodeJS.Signals) => () => child.kill(signal);
+  process.on('SIGINT', relay('SIGINT'));
+  process.on('SIGTERM', relay('SIGTERM'));
+  child.once('exit', (code, signal) => {
+    rmSync(outDir, { recursive: true, force: true });
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}

@@ -5,7 +5,9 @@
  * - A usable key (well-formed, known by its SHA-256, Enabled, application still exists) → an Allow
  *   policy for exactly its application's events resource, context `{applicationId, apiKeyId}`,
  *   principalId = the key id.
- * - Anything else (no header, malformed, unknown, disabled, application deleted) → throw
+ * - A known key that may not send (disabled by PUT Enabled=false, or its application deleted) → an
+ *   explicit Deny of the stage: API Gateway answers 403 (identified, but refused) and caches it.
+ * - No credential we know (no header, malformed, unknown or deleted key) → throw
  *   `Error('Unauthorized')`: API Gateway answers 401 and caches that answer for the TTL too.
  * - The decision never depends on the request path: API Gateway caches it under the header alone.
  * - A lookup failure (DynamoDB unavailable) throws a different error → API Gateway answers 500 and
@@ -24,7 +26,7 @@ import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { applicationsTable, authorizationsTable } from '../shared/analytics/config.js';
 import { headerValue } from '../shared/analytics/http.js';
-import { allowPolicy } from './policy.js';
+import { allowPolicy, denyPolicy } from './policy.js';
 
 export const SERVICE_NAME = 'analytics-authorizer';
 /** The message API Gateway turns into 401; any other error becomes 500. */
@@ -93,6 +95,17 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
         ...describeError(error),
       });
       throw new AuthorizerUnavailableError('API key lookup failed', { cause: error });
+    }
+    if (identity !== undefined && (refusal === 'key_disabled' || refusal === 'application_deleted')) {
+      logger.warn('api key refused', {
+        ...log,
+        reason: refusal,
+        key_fingerprint: fingerprint,
+        application_id: identity.applicationId,
+        api_key_id: identity.apiKeyId,
+        duration_ms: Date.now() - started,
+      });
+      return denyPolicy(event.methodArn, identity);
     }
     if (refusal !== undefined || identity === undefined) {
       return deny(refusal ?? 'unknown_key', {

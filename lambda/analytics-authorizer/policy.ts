@@ -3,6 +3,8 @@
  * it must hold for every request carrying that key: it allows exactly one method ARN, `POST` on the
  * key's own application's events resource, built from the incoming methodArn's API id and stage (never a
  * wildcard). A request for another application with this key then fails API Gateway's policy check (403).
+ * A known key that may not send (disabled, or its application deleted) gets an explicit Deny of the stage
+ * instead: the caller is identified but refused, which is 403, not 401.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 
@@ -36,5 +38,22 @@ export function allowPolicy(methodArn: string, identity: KeyIdentity): APIGatewa
       ],
     },
     context: { applicationId: identity.applicationId, apiKeyId: identity.apiKeyId },
+  };
+}
+
+/** The stage's ARN of `methodArn`: `<arn>:<api-id>/<stage>/*`. */
+function stageResourceArn(methodArn: string): string {
+  const match = METHOD_ARN_RE.exec(methodArn);
+  if (match === null) throw new Error('methodArn is not an execute-api method ARN');
+  return `${match[1]}/${match[2]}/*`;
+}
+
+export function denyPolicy(methodArn: string, identity: KeyIdentity): APIGatewayAuthorizerResult {
+  return {
+    principalId: identity.apiKeyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResourceArn(methodArn) }],
+    },
   };
 }

@@ -1,55 +1,79 @@
 /**
- * The local platform: everything on 127.0.0.1 with no AWS account. Stand-ins for what a region provides
- * (Kubernetes API simulator, DynamoDB via dynalite, S3 via s3rver, OpenCost, a throw-away internal CA) and
- * the four cluster services wired as in a deployment. `bin/local.ts` is the CLI around this; tests start
- * it in-process. Later issues add the ALB router and the API Gateway emulator.
+ * The local platform: everything on 127.0.0.1 with no AWS account, reached as users reach a deployment.
+ *
+ *   caller ──SigV4──▶ API Gateway emulator (global /prod, regional /prod per region, analytics /live)
+ *     ──▶ real Lambda handlers ──HTTPS──▶ accelerator (TCP pass-through) / regional ALB router (TLS)
+ *     ──▶ cluster services (per region) ──▶ Kubernetes API simulator, DynamoDB, S3, model server
+ *
+ * Stand-ins for what AWS provides: dynalite (central tables in the global region, regional tables per
+ * region), s3rver, kinesalite, Secrets Manager / SSM / ELBv2 on loopback, a throw-away internal CA and
+ * random IAM credentials per run. `bin/local.ts` is the CLI around this; tests start it in-process.
+ * docs/local-platform.md describes the pieces, ports and limits.
  */
 import { randomBytes } from 'node:crypto';
-import { createCostMonitor } from '../../cluster/cost-monitor/src/app.js';
-import { loadCostMonitorConfig } from '../../cluster/cost-monitor/src/config.js';
-import { createHealthMonitor } from '../../cluster/health-monitor/src/app.js';
-import { loadHealthMonitorConfig } from '../../cluster/health-monitor/src/config.js';
-import { SnapshotCollector } from '../../cluster/health-monitor/src/snapshot.js';
-import { createInferenceProxy } from '../../cluster/inference-proxy/src/app.js';
-import { INFERENCE_PROXY_DEFAULTS } from '../../cluster/inference-proxy/src/config.js';
-import { DynamoEndpointSource } from '../../cluster/inference-proxy/src/store.js';
-import { createManifestProcessor } from '../../cluster/manifest-processor/src/app.js';
-import { loadManifestProcessorConfig } from '../../cluster/manifest-processor/src/config.js';
-import { CostMonitorClient } from '../../cluster/manifest-processor/src/cost/index.js';
-import { loadPolicyConfig, ValidationPolicy } from '../../cluster/manifest-processor/src/policy/index.js';
-import { createCentralState } from '../../cluster/manifest-processor/src/central.js';
-import type { SpotPriceSource } from '../../cluster/manifest-processor/src/queue/index.js';
-import { createLogger, silentLogger } from '../../cluster/shared/logger.js';
-import type { Service } from '../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { loadConfig, type PlatformConfig } from '../config.js';
+import { aggregatorRoleName, albHostParameterName, signingKeySecretName } from '../names.js';
 import { TABLES, tableName } from '../tables.js';
+import { startAccelerator } from './accelerator.js';
+import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
+import { startAwsStandIns } from './aws-stand-ins/index.js';
+import { createLocalCredentials } from './credentials.js';
 import { startLocalDynamo } from './dynamodb.js';
-import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';
-import { startOpenCostStandIn } from './opencost-stand-in.js';
-import { startLocalS3 } from './s3.js';
+import { startLocalEdge } from './edge.js';
+import { registerInferenceEndpoint } from './inference-endpoint.js';
+import type { KubeletTiming } from './kube-api-simulator/index.js';
+import {
+  MODEL_HEALTH_PATH,
+  MODEL_SERVING_PATHS,
+  startModelServer,
+  type ModelServerOptions,
+} from './model-server.js';
+import { LOCAL_HOST, startLocalRegion, type LocalRegion } from './region.js';
 import { createTestCa } from './tls.js';
 
-export const LOCAL_HOST = '127.0.0.1';
+export { LOCAL_HOST } from './region.js';
 export const DEFAULT_REGION = 'us-east-1';
 export const GLOBAL_REGION = 'us-east-2';
 export const PROJECT = 'gco';
 /** The account id the local platform plays (no real account is involved). */
 export const LOCAL_ACCOUNT_ID = '000000000000';
-export const COST_REPORTS_BUCKET = `${PROJECT}-cost-reports`;
-/** What every spot price is locally (no EC2 to ask); LOCAL_SPOT_PRICE overrides it. */
-export const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
+/** The sample inference endpoint registered at startup. */
+export const SAMPLE_ENDPOINT = 'sample-model';
 
-/** `.local/endpoints.json` (ARCHITECTURE.md, "Local platform"); entries appear as services land. */
-export interface LocalEndpoints {
+export interface RegionEndpoints {
   services: Record<string, string>;
   kubernetes: string;
+  alb: string;
+}
+
+/** `.local/endpoints.json` (ARCHITECTURE.md, "Local platform"). Top-level services are the first region's. */
+export interface LocalEndpoints {
+  services: Record<string, string>;
+  /** The first region's ALB router (HTTPS, certificate for the backend host name). */
+  alb: string;
+  kubernetes: string;
+  /** Base URLs with the stage: what `curl --aws-sigv4` calls. */
+  apis: { global: string; regional: Record<string, string>; analytics?: string };
+  /** Every region's services, simulator and ALB. */
+  regions: Record<string, RegionEndpoints>;
   /** Loopback stand-ins of the AWS services the platform uses. */
-  aws: { dynamodb: string; s3: string };
+  aws: {
+    dynamodb: string;
+    s3: string;
+    secretsManager: string;
+    ssm: string;
+    elbv2: string;
+    kinesis?: string;
+  };
+  /** The accelerator's local port and the names the proxies resolve to 127.0.0.1. */
+  edge: { acceleratorDns: string; acceleratorPort: number; backendHostname: string };
+  inference: { endpoint: string; modelServer: string; model: string };
   signingKey: string;
+  /** SigV4 credentials the APIs accept (the developer's; a random pair per run unless fixed). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
   region: string;
   globalRegion: string;
-  /** PEM of the throw-away internal CA (cost-monitor and model servers present certificates from it). */
+  /** PEM of the throw-away internal CA (the ALB, cost-monitor and model servers present certificates from it). */
   internalCaPem: string;
   pid: number;
   startedAt: string;
@@ -58,169 +82,237 @@ export interface LocalEndpoints {
 export interface LocalPlatformOptions {
   /** Envelope signing key; a random one per run by default. */
   signingKey?: string;
-  region?: string;
-  /** Service logs: JSON lines to stdout, or nothing (tests). */
+  /** Deployment regions (default `["us-east-1"]`); each gets its own cluster services and ALB. */
+  regions?: readonly string[];
+  /** CDK context overrides (cdk.json shape), e.g. `{ analytics_api: { authorizer_cache_ttl_seconds: 0 } }`. */
+  context?: Record<string, unknown>;
+  /** Fixed developer credentials; random per run otherwise. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Service and Lambda logs: JSON lines to stdout, or nothing (tests). */
   logs?: 'json' | 'silent';
   kubelet?: Partial<KubeletTiming>;
+  modelServer?: Pick<ModelServerOptions, 'tokenDelayMs' | 'pace'>;
+  /** Start the analytics API (default true). */
+  analytics?: boolean;
   /** Called as each component comes up, for progress output. */
   onProgress?: (message: string) => void;
 }
 
 export interface LocalPlatform {
   readonly endpoints: LocalEndpoints;
-  /** A kubeconfig for kubectl pointing at the simulator. */
+  readonly config: PlatformConfig;
+  /** A kubeconfig for kubectl pointing at the first region's simulator. */
   readonly kubeConfigYaml: string;
+  /** A regional outage: the region's ALB stops, so its API answers 5xx and the accelerator skips it. */
+  stopRegion(region: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Spot prices without EC2: one configurable price for every instance type. */
-class FixedSpotPrices implements SpotPriceSource {
-  constructor(private readonly price: number) {}
-  async currentPrice(): Promise<number> {
-    return this.price;
-  }
+/** The local deployment config: cdk.json's defaults with the local regions and the analytics API on. */
+export function localConfig(
+  regions: readonly string[],
+  context: Record<string, unknown> = {},
+): PlatformConfig {
+  const analytics = (context.analytics_api ?? {}) as Record<string, unknown>;
+  return loadConfig({
+    project_name: PROJECT,
+    global_region: GLOBAL_REGION,
+    regions: [...regions],
+    ...context,
+    analytics_api: { enabled: true, ...analytics },
+  });
 }
 
 export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const progress = opts.onProgress ?? (() => undefined);
+  const config = localConfig(opts.regions ?? [DEFAULT_REGION], opts.context);
+  const partition = config.partition;
   const signingKey = opts.signingKey ?? randomBytes(32).toString('hex');
-  const region = opts.region ?? DEFAULT_REGION;
-  const envelope = () => new EnvelopeVerifier({ keys: staticKeySource({ current: signingKey }) });
-  const logger = (service: string, version: string) =>
-    opts.logs === 'json' ? createLogger(service, version) : silentLogger();
+  const logs = opts.logs ?? 'silent';
   const closers: (() => Promise<void>)[] = [];
-  const services: Record<string, string> = {};
-
   const close = async () => {
-    // Reverse start order: services first, then what they depend on.
+    // Reverse start order: the edge first, then what it calls.
     for (const c of closers.reverse()) await c().catch(() => undefined);
-  };
-  const start = async (name: string, service: Service) => {
-    closers.push(async () => {
-      service.startDraining();
-      await service.app.close();
-    });
-    services[name] = await service.app.listen({ host: LOCAL_HOST, port: 0 });
-    progress(`${name.padEnd(26)}${services[name]}`);
   };
 
   try {
     const ca = createTestCa('gco-platform local internal CA');
-
-    const simulator = await startKubeApiSimulator({
-      host: LOCAL_HOST,
-      ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
+    const credentials = createLocalCredentials({
+      partition: partition.partition,
+      accountId: LOCAL_ACCOUNT_ID,
+      aggregatorRoleName: aggregatorRoleName(config),
+      ...(opts.credentials ? { developer: opts.credentials } : {}),
     });
-    closers.push(() => simulator.close());
-    progress(`kubernetes API simulator  ${simulator.url}`);
-    const kubeConfig = kubeConfigFor(simulator.url);
 
-    // One dynalite plays both the global region's central tables and this region's regional table.
-    const dynamo = await startLocalDynamo({ project: PROJECT, region: GLOBAL_REGION });
-    closers.push(() => dynamo.close());
-    progress(`dynamodb (dynalite)       ${dynamo.endpoint}`);
-
-    const s3 = await startLocalS3({ buckets: [COST_REPORTS_BUCKET], region });
-    closers.push(() => s3.close());
-    progress(`s3 (s3rver)               ${s3.endpoint}`);
-
-    const opencost = await startOpenCostStandIn();
-    closers.push(() => opencost.close());
-    progress(`opencost stand-in         ${opencost.url}`);
-
-    await start(
-      'cost-monitor',
-      await createCostMonitor({
-        config: loadCostMonitorConfig({
-          REGION: region,
-          CLUSTER_NAME: 'local',
-          OPENCOST_URL: opencost.url,
-          COST_REPORTS_BUCKET,
-          [TABLES.costReports.envVar]: tableName(PROJECT, TABLES.costReports),
-        }),
-        s3: s3.client(),
-        dynamo: dynamo.client(),
-        // Real TLS from the internal CA, as manifest-processor verifies it in a deployment.
-        https: ca.issue([LOCAL_HOST, 'cost-monitor']),
-        logger: logger('cost-monitor', '1.0.0'),
+    const [central, aws] = await Promise.all([
+      startLocalDynamo({
+        project: PROJECT,
+        region: config.globalRegion,
+        tables: Object.values(TABLES).filter((t) => t.scope === 'central'),
       }),
+      startAwsStandIns({ accountId: LOCAL_ACCOUNT_ID }),
+    ]);
+    closers.push(
+      () => central.close(),
+      () => aws.close(),
+    );
+    progress(`${'global'.padEnd(14)}${'dynamodb (central tables)'.padEnd(26)}${central.endpoint}`);
+    progress(
+      `${'global'.padEnd(14)}${'secrets manager/ssm/elbv2'.padEnd(26)}${aws.secretsManager.endpoint} ${aws.ssm.endpoint} ${aws.elbv2.endpoint}`,
     );
 
-    const healthCollector = new SnapshotCollector(kubeConfig);
-    await start(
-      'health-monitor',
-      await createHealthMonitor({
-        config: loadHealthMonitorConfig({ CLUSTER_NAME: 'local', REGION: region }),
-        envelope: envelope(),
-        collect: () => healthCollector.collect(),
-        logger: logger('health-monitor', '1.0.0'),
+    const regions: LocalRegion[] = [];
+    await Promise.all(
+      config.regions.map(async (region) => {
+        const started = await startLocalRegion({
+          project: PROJECT,
+          region,
+          accountId: LOCAL_ACCOUNT_ID,
+          backendHostname: config.backendHostname,
+          ca,
+          signingKey,
+          central,
+          logs,
+          ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
+          progress,
+        });
+        regions.push(started);
+        closers.push(() => started.close());
       }),
     );
+    regions.sort((a, b) => config.regions.indexOf(a.region) - config.regions.indexOf(b.region));
+    const byRegion = new Map(regions.map((r) => [r.region, r]));
+    const stopped = new Set<string>();
 
-    // The policy reads the same variables as in a deployment. Like a deployment, the local platform adds
-    // its own registry (the local account's ECR host), so the effective allowlist is the larger one.
-    const policy = new ValidationPolicy(
-      loadPolicyConfig({
-        PROJECT_REGISTRIES: `${LOCAL_ACCOUNT_ID}.dkr.ecr.${region}.amazonaws.com`,
-        ...process.env,
-      }),
-    );
-    const processorConfig = loadManifestProcessorConfig({ CLUSTER_NAME: 'local', REGION: region });
-    const central = createCentralState({
-      env: {
-        ...dynamo.env,
-        QUEUE_REGION: region,
-        CENTRAL_QUEUE_WORKER_ENABLED: 'true',
-        QUEUE_POLL_INTERVAL_MS: '1000',
-        WEBHOOK_POLL_INTERVAL_MS: '1000',
-        // Local development only: webhook receivers on this machine. A deployment never sets this.
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      },
-      dynamodb: dynamo.client(),
-      kubeConfig,
-      policy,
-      config: processorConfig,
-      cost: new CostMonitorClient({ baseUrl: services['cost-monitor'] ?? '', ca: ca.cert }),
-      spotPrices: new FixedSpotPrices(Number(process.env.LOCAL_SPOT_PRICE ?? DEFAULT_LOCAL_SPOT_PRICE)),
-      logger: logger('manifest-processor', '2.0.0'),
+    // The sample model: one server, registered as running in every region (its service name resolves
+    // inside each cluster in a deployment; here every region's inference-proxy reaches 127.0.0.1).
+    const model = await startModelServer({
+      certificate: ca.issue([LOCAL_HOST, 'model-server']),
+      ...opts.modelServer,
     });
-    await start(
-      'manifest-processor',
-      await createManifestProcessor({
-        config: processorConfig,
-        policy,
-        kubeConfig,
-        envelope: envelope(),
-        central,
-        logger: logger('manifest-processor', '2.0.0'),
-      }),
-    );
-    central.start();
+    closers.push(() => model.close());
+    await registerInferenceEndpoint(central.client(), tableName(PROJECT, TABLES.inferenceEndpoints), {
+      name: SAMPLE_ENDPOINT,
+      regions: config.regions,
+      service: LOCAL_HOST,
+      port: model.port,
+      servingPaths: MODEL_SERVING_PATHS,
+      healthPath: MODEL_HEALTH_PATH,
+    });
+    progress(`${'global'.padEnd(14)}${`model server (${SAMPLE_ENDPOINT})`.padEnd(26)}${model.url}`);
 
-    await start(
-      'inference-proxy',
-      await createInferenceProxy({
-        config: { ...INFERENCE_PROXY_DEFAULTS, region },
-        envelope: envelope(),
-        endpoints: new DynamoEndpointSource(dynamo.client(), tableName(PROJECT, TABLES.inferenceEndpoints)),
-        ca: ca.cert,
-        logger: logger('inference-proxy', '1.0.0'),
-      }),
+    // The accelerator sends each connection to the first region whose ALB accepts it.
+    const accelerator = await startAccelerator({
+      endpoints: () =>
+        regions
+          .filter((r) => !stopped.has(r.region))
+          .map((r) => ({ region: r.region, host: LOCAL_HOST, port: r.alb.port })),
+    });
+    closers.push(() => accelerator.close());
+    const acceleratorDns = `a${randomBytes(8).toString('hex')}.awsglobalaccelerator.com`;
+    progress(
+      `${'global'.padEnd(14)}${'accelerator'.padEnd(26)}${acceleratorDns} → 127.0.0.1:${accelerator.port}`,
     );
 
-    return {
-      endpoints: {
-        services,
-        kubernetes: simulator.url,
-        aws: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
-        signingKey,
+    // What the stacks create in AWS, seeded into the stand-ins: the replicated signing-key secret, each
+    // region's ALB (an internal load balancer of this account) and its host name in SSM.
+    const secretArns = new Map<string, string>();
+    for (const region of new Set([config.globalRegion, ...config.regions])) {
+      secretArns.set(
         region,
-        globalRegion: GLOBAL_REGION,
+        aws.secretsManager.putSecret(
+          region,
+          signingKeySecretName(config),
+          JSON.stringify({ current: signingKey }),
+        ),
+      );
+    }
+    const albs: Record<string, { dnsName: string; port: number }> = {};
+    for (const r of regions) {
+      const name = `${PROJECT}-${r.region}-alb`.slice(0, 32);
+      const dnsName = `internal-${name}-${randomBytes(5).readUInt32BE(0)}.${r.region}.elb.${partition.dnsSuffix}`;
+      aws.elbv2.addLoadBalancer(r.region, { name, dnsName, scheme: 'internal' });
+      aws.ssm.putParameter(r.region, albHostParameterName(config), dnsName);
+      albs[r.region] = { dnsName, port: r.alb.port };
+    }
+
+    const edge = await startLocalEdge({
+      config,
+      accountId: LOCAL_ACCOUNT_ID,
+      credentials,
+      aws,
+      caPem: ca.cert,
+      signingKeySecretArn: (region) => secretArns.get(region) ?? '',
+      accelerator: { dnsName: acceleratorDns, port: accelerator.port },
+      albs,
+      logs,
+      ...(logs === 'json'
+        ? {
+            onAccessLog: (api, entry) =>
+              process.stdout.write(`${JSON.stringify({ access_log: api, ...entry })}\n`),
+          }
+        : {}),
+    });
+    closers.push(() => edge.close());
+    for (const [region, api] of Object.entries(edge.regional))
+      progress(`${region.padEnd(14)}${'regional API'.padEnd(26)}${api.url}`);
+    progress(`${config.globalRegion.padEnd(14)}${'global API'.padEnd(26)}${edge.global.url}`);
+
+    let analytics: LocalAnalytics | undefined;
+    if (opts.analytics !== false && config.analyticsApi.enabled) {
+      analytics = await startLocalAnalytics({ config, accountId: LOCAL_ACCOUNT_ID, credentials, logs });
+      closers.push(() => analytics?.close() ?? Promise.resolve());
+      progress(`${config.analyticsApi.region.padEnd(14)}${'analytics API'.padEnd(26)}${analytics.api.url}`);
+    }
+
+    const first = regions[0];
+    if (first === undefined) throw new Error('no region configured');
+    const regionEndpoints = Object.fromEntries(
+      regions.map((r) => [
+        r.region,
+        { services: { ...r.services }, kubernetes: r.kubernetes, alb: r.alb.url },
+      ]),
+    );
+    return {
+      config,
+      endpoints: {
+        services: { ...first.services },
+        alb: first.alb.url,
+        kubernetes: first.kubernetes,
+        apis: {
+          global: edge.global.url,
+          regional: Object.fromEntries(Object.entries(edge.regional).map(([r, api]) => [r, api.url])),
+          ...(analytics ? { analytics: analytics.api.url } : {}),
+        },
+        regions: regionEndpoints,
+        aws: {
+          dynamodb: central.endpoint,
+          s3: first.aws.s3,
+          secretsManager: aws.secretsManager.endpoint,
+          ssm: aws.ssm.endpoint,
+          elbv2: aws.elbv2.endpoint,
+          ...(analytics ? { kinesis: analytics.kinesis } : {}),
+        },
+        edge: { acceleratorDns, acceleratorPort: accelerator.port, backendHostname: config.backendHostname },
+        inference: { endpoint: SAMPLE_ENDPOINT, modelServer: model.url, model: model.model },
+        signingKey,
+        credentials: {
+          accessKeyId: credentials.developer.accessKeyId,
+          secretAccessKey: credentials.developer.secretAccessKey,
+        },
+        region: first.region,
+        globalRegion: config.globalRegion,
         internalCaPem: ca.cert,
         pid: process.pid,
         startedAt: new Date().toISOString(),
       },
-      kubeConfigYaml: simulator.kubeConfigYaml(),
+      kubeConfigYaml: first.kubeConfigYaml,
+      async stopRegion(region) {
+        const target = byRegion.get(region);
+        if (target === undefined) throw new Error(`${region} is not a region of this platform`);
+        stopped.add(region);
+        await target.stopAlb();
+      },
       close,
     };
   } catch (error) {

@@ -1,22 +1,27 @@
-import { jsonOf } from '../support/json.js';
 /**
- * `npm start` as a user runs it: a child process, found through .local/endpoints.json, stopped with Ctrl-C.
+ * `npm start` as a user runs it: a child process that prints a ready line, every URL, the credentials
+ * and three `curl --aws-sigv4` examples, publishes .local/endpoints.json, and stops cleanly on Ctrl-C.
+ * The printed examples are run as printed, with the real `curl` binary signing them.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { expect, test } from '@jest/globals';
 import { signEnvelope } from '../../lambda/shared/envelope.js';
 import type { LocalEndpoints } from '../../lib/local/platform.js';
+import { jsonOf } from '../support/json.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
 
-test('npm start brings the platform up, publishes endpoints.json, and stops cleanly on SIGINT', async () => {
+test('npm start: ready line, URLs, credentials, working curl examples, endpoints.json, clean stop', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gco-local-'));
   const child = spawn(join(root, 'node_modules/.bin/tsx'), ['bin/local.ts'], {
     cwd: root,
-    env: { ...process.env, GCO_LOCAL_DIR: dir, SIGNING_KEY: '' },
+    env: { ...process.env, GCO_LOCAL_DIR: dir, SIGNING_KEY: '', LOCAL_REGIONS: '' },
   });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -24,7 +29,8 @@ test('npm start brings the platform up, publishes endpoints.json, and stops clea
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
-        if (/ready in [\d.]+ s/.test(out)) {
+        // The examples are the last thing printed: wait for the whole banner.
+        if (/ready in [\d.]+ s/.test(out) && out.includes('kubectl:')) {
           clearInterval(timer);
           resolve();
         }
@@ -42,123 +48,50 @@ test('npm start brings the platform up, publishes endpoints.json, and stops clea
       'inference-proxy',
       'manifest-processor',
     ]);
+    expect(endpoints.alb).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(endpoints.apis.global).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/prod$/);
+    expect(Object.keys(endpoints.apis.regional)).toEqual(['us-east-1']);
+    expect(endpoints.apis.analytics).toMatch(/\/live$/);
+    expect(endpoints.credentials.accessKeyId).toMatch(/^AKIA[A-Z2-7]{16}$/);
     expect(endpoints.signingKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(out).toContain(endpoints.signingKey);
-    expect(out).toContain(endpoints.services['health-monitor']);
+    // Progress while starting, then every URL and the credentials.
+    expect(out).toMatch(/up +[\d.]+ s +us-east-1 +ALB router +https:/);
+    for (const url of [
+      endpoints.apis.global,
+      endpoints.apis.regional['us-east-1'] ?? '',
+      endpoints.apis.analytics ?? '',
+      endpoints.alb,
+    ]) {
+      expect(out).toContain(url);
+    }
+    expect(out).toContain(`AWS_ACCESS_KEY_ID=${endpoints.credentials.accessKeyId}`);
+    expect(out).toContain(`AWS_SECRET_ACCESS_KEY=${endpoints.credentials.secretAccessKey}`);
 
+    // The three examples, run exactly as printed after exporting the printed credentials.
+    const examples = out
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('curl --aws-sigv4 "aws:amz:'));
+    expect(examples).toHaveLength(3);
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: endpoints.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: endpoints.credentials.secretAccessKey,
+    };
+    const results = await Promise.all(examples.map((line) => run('bash', ['-c', `${line} -sS`], { env })));
+    const [health, jobs, completion] = results.map((r) => r.stdout);
+    expect(JSON.parse(health ?? '')).toMatchObject({ status: 'healthy', failed_regions: [] });
+    expect(JSON.parse(jobs ?? '')).toMatchObject({ jobs: [], count: 0 });
+    expect(completion).toMatch(/^data: \{.*"text_completion".*\}\n\n/);
+    expect(completion?.trimEnd().endsWith('data: [DONE]')).toBe(true);
+
+    // The services stay reachable directly with the envelope (as before the edge existed).
     const hm = endpoints.services['health-monitor'] ?? '';
     expect((await fetch(`${hm}/api/v1/health`)).status).toBe(200);
     const metrics = await fetch(`${hm}/api/v1/metrics`, {
       headers: signEnvelope({ key: endpoints.signingKey, method: 'GET', target: '/api/v1/metrics' }),
     });
     expect(metrics.status).toBe(200);
-    // A job submitted to manifest-processor runs to completion on the simulator's clock.
-    const mp = endpoints.services['manifest-processor'] ?? '';
-    const signed = async (method: string, path: string, body?: unknown) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const res = await fetch(`${mp}${path}`, {
-        method,
-        headers: {
-          ...signEnvelope({
-            key: endpoints.signingKey,
-            method,
-            target: path,
-            ...(payload ? { body: payload } : {}),
-          }),
-          ...(payload ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(payload ? { body: payload } : {}),
-      });
-      return { status: res.status, body: await jsonOf(res) };
-    };
-    const job = {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'e2e-hello' },
-      spec: {
-        template: {
-          spec: {
-            restartPolicy: 'Never',
-            containers: [
-              {
-                name: 'main',
-                image: 'public.ecr.aws/docker/library/busybox:1.36',
-                command: ['echo', 'hi from e2e'],
-              },
-            ],
-          },
-        },
-      },
-    };
-    const submitted = await signed('POST', '/api/v1/manifests', { manifests: [job], namespace: 'svc-jobs' });
-    expect([submitted.status, submitted.body.resources[0].status]).toEqual([200, 'created']);
-    expect((await signed('GET', '/api/v1/jobs')).body.jobs.map((j: { name: string }) => j.name)).toContain(
-      'e2e-hello',
-    );
-    const deadline = Date.now() + 20_000;
-    let state = '';
-    while (state !== 'succeeded' && Date.now() < deadline) {
-      state = (await signed('GET', '/api/v1/jobs/svc-jobs/e2e-hello')).body.status as string;
-      if (state !== 'succeeded') await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(state).toBe('succeeded');
-    expect((await signed('GET', '/api/v1/jobs/svc-jobs/e2e-hello/pods')).body.pods[0].phase).toBe(
-      'Succeeded',
-    );
-    expect((await signed('GET', '/api/v1/jobs/svc-jobs/e2e-hello/logs')).body.pods[0].logs).toContain(
-      'hi from e2e',
-    );
-
-    // The central queue: submitted once (with an Idempotency-Key, replayed), dispatched by the worker.
-    const queued = async () => {
-      const payload = JSON.stringify({
-        manifest: { ...job, metadata: { name: 'e2e-queued' } },
-        target_region: endpoints.region,
-        priority: 50,
-      });
-      const res = await fetch(`${mp}/api/v1/queue/jobs`, {
-        method: 'POST',
-        headers: {
-          ...signEnvelope({
-            key: endpoints.signingKey,
-            method: 'POST',
-            target: '/api/v1/queue/jobs',
-            body: payload,
-          }),
-          'content-type': 'application/json',
-          'idempotency-key': 'e2e-key-1',
-        },
-        body: payload,
-      });
-      return { status: res.status, body: await jsonOf(res) };
-    };
-    const first = await queued();
-    const replay = await queued();
-    expect(first.status).toBe(200);
-    expect(replay.body.job_id).toBe(first.body.job_id);
-    expect(replay.body.idempotent_replay).toBe(true);
-    let queuedStatus = '';
-    const queueDeadline = Date.now() + 30_000;
-    while (queuedStatus !== 'succeeded' && Date.now() < queueDeadline) {
-      queuedStatus = (await signed('GET', `/api/v1/queue/jobs/${first.body.job_id}`)).body.status as string;
-      if (queuedStatus !== 'succeeded') await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(queuedStatus).toBe('succeeded');
-
-    // A job from a template, and a cost report through cost-monitor over verified TLS.
-    const template = { name: 'e2e-template', manifest: { ...job, metadata: { name: '{{name}}' } } };
-    expect((await signed('POST', '/api/v1/templates', template)).status).toBe(200);
-    const fromTemplate = await signed('POST', '/api/v1/jobs/from-template/e2e-template', {
-      name: 'e2e-from-template',
-    });
-    expect(fromTemplate.status).toBe(200);
-    const status = (await signed('GET', '/api/v1/status')).body;
-    expect(status.templates.names).toContain('e2e-template');
-    expect(status.queue).toEqual({ region: endpoints.region, worker_enabled: true });
-    const report = await signed('POST', '/api/v1/cost/reports', { window_hours: 1 });
-    expect(report.status).toBe(200);
-    expect((await signed('GET', '/api/v1/cost/status')).status).toBe(200);
-
     const nodes = await jsonOf(await fetch(`${endpoints.kubernetes}/api/v1/nodes`));
     expect(nodes.items.length).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'kubeconfig'), 'utf8')).toContain(endpoints.kubernetes);

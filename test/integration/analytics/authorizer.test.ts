@@ -1,7 +1,8 @@
 /**
  * The REQUEST authorizer against dynalite, with keys created through the admin handler: the Allow policy
- * names exactly the key's own events resource; missing, malformed, unknown, disabled keys and keys of a
- * deleted application are refused with 'Unauthorized' (API Gateway 401); an unreachable table throws
+ * names exactly the key's own events resource; missing, malformed and unknown keys are refused with
+ * 'Unauthorized' (API Gateway 401), disabled keys and keys of a deleted application with an explicit
+ * Deny (403); an unreachable table throws
  * another error (API Gateway 500, not cached); the key never reaches the logs.
  */
 import { randomUUID } from 'node:crypto';
@@ -75,7 +76,22 @@ describe('a usable key', () => {
   });
 });
 
-describe('refusals throw Unauthorized (API Gateway 401)', () => {
+/** The explicit Deny a known but unusable key gets (API Gateway 403): the whole stage, no context. */
+const stageDeny = (app: string, keyId: string) => ({
+  principalId: keyId,
+  policyDocument: {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Deny',
+        Resource: eventsMethodArn(app).replace(/\/POST\/applications\/.*$/, '/*'),
+      },
+    ],
+  },
+});
+
+describe('refusals: unknown credentials throw Unauthorized (401), known but unusable keys get a Deny (403)', () => {
   test.each([
     ['no Authorization header', undefined],
     ['empty header', ''],
@@ -91,7 +107,7 @@ describe('refusals throw Unauthorized (API Gateway 401)', () => {
     const key = await createKey(env, app);
     await expect(authorize(env, key.value, eventsMethodArn(app))).resolves.toBeDefined();
     await callAdmin(env, 'PUT', RESOURCES.authorization, { app, key: key.id }, { Enabled: false });
-    await expect(authorize(env, key.value, eventsMethodArn(app))).rejects.toThrow(/^Unauthorized$/);
+    expect(await authorize(env, key.value, eventsMethodArn(app))).toEqual(stageDeny(app, key.id));
     await callAdmin(env, 'PUT', RESOURCES.authorization, { app, key: key.id }, { Enabled: true });
     const back = await authorize(env, key.value, eventsMethodArn(app));
     expect(back.context).toEqual({ applicationId: app, apiKeyId: key.id });
@@ -110,6 +126,7 @@ describe('refusals throw Unauthorized (API Gateway 401)', () => {
     for (const k of keys) await expect(authorize(env, k.value, eventsMethodArn(app))).resolves.toBeDefined();
     expect((await callAdmin(env, 'DELETE', RESOURCES.application, { app })).statusCode).toBe(200);
     for (const k of keys) {
+      // Keys are deleted after the application: refused as unknown (401) once gone.
       await expect(authorize(env, k.value, eventsMethodArn(app))).rejects.toThrow(/^Unauthorized$/);
     }
     const left = await env.dynamo.client().send(
@@ -137,7 +154,7 @@ describe('refusals throw Unauthorized (API Gateway 401)', () => {
         Key: { ApplicationId: { S: app } },
       }),
     );
-    await expect(authorize(env, key.value, eventsMethodArn(app))).rejects.toThrow(/^Unauthorized$/);
+    expect(await authorize(env, key.value, eventsMethodArn(app))).toEqual(stageDeny(app, key.id));
   });
 });
 

@@ -1,0 +1,173 @@
+/**
+ * The region's internal ALB, locally: an HTTPS listener (certificate for the backend host name from the
+ * internal CA) that picks the target service by longest prefix on whole segments (lib/routing.ts, the
+ * same table the regional stack turns into listener rules) and forwards the request unchanged — method,
+ * request target byte for byte (the envelope signs it), headers, body — adding the X-Forwarded-* headers
+ * an ALB adds. The answer streams back as the target writes it. A service with no target answers 503, a
+ * target that cannot be reached 502, one that stays silent past the idle timeout 504 — with the ALB's
+ * own HTML bodies.
+ */
+import {
+  request as httpRequest,
+  Agent as HttpAgent,
+  type ClientRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { createServer, request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
+import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../routing.js';
+import type { IssuedCertificate } from './tls.js';
+
+export interface AlbRouterOptions {
+  /** Listener certificate (for the backend host name). */
+  certificate: IssuedCertificate;
+  /** Base URL of each service's target (`http://127.0.0.1:…` or `https://…`); absent = no healthy target. */
+  targets: Partial<Record<AlbServiceName, string>>;
+  /** Trust anchor for HTTPS targets (the internal CA). */
+  targetCa?: string;
+  routes?: readonly AlbRoute[];
+  /** Target idle timeout (the ALB attribute idle_timeout.timeout_seconds). */
+  idleTimeoutMs?: number;
+  host?: string;
+  port?: number;
+}
+
+export interface AlbRouter {
+  readonly port: number;
+  /** `https://127.0.0.1:<port>` */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const STATUS_TEXT: Record<number, string> = {
+  502: 'Bad Gateway',
+  503: 'Service Temporarily Unavailable',
+  504: 'Gateway Time-out',
+};
+
+function albError(res: ServerResponse, status: 502 | 503 | 504): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const text = `${status} ${STATUS_TEXT[status] ?? ''}`;
+  const body = `<html>\r\n<head><title>${text}</title></head>\r\n<body>\r\n<center><h1>${text}</h1></center>\r\n</body>\r\n</html>\r\n`;
+  res.writeHead(status, {
+    server: 'awselb/2.0',
+    'content-type': 'text/html',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Request headers to pass on: hop-by-hop ones dropped, X-Forwarded-* added as an ALB does. */
+function forwardHeaders(req: IncomingMessage, listenerPort: number): Record<string, string | string[]> {
+  const listed = new Set(
+    (req.headersDistinct.connection ?? []).flatMap((v) => v.split(',').map((t) => t.trim().toLowerCase())),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    if (name === 'x-forwarded-for' || name === 'x-forwarded-proto' || name === 'x-forwarded-port') continue;
+    // Single values as strings: Node insists on that for Host.
+    out[name] = values.length === 1 ? (values[0] ?? '') : [...values];
+  }
+  const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  const previous = req.headersDistinct['x-forwarded-for']?.join(', ');
+  out['x-forwarded-for'] = previous ? `${previous}, ${client}` : client;
+  out['x-forwarded-proto'] = 'https';
+  out['x-forwarded-port'] = String(listenerPort);
+  return out;
+}
+
+export async function startAlbRouter(opts: AlbRouterOptions): Promise<AlbRouter> {
+  const routes = opts.routes ?? ALB_ROUTES;
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 300_000;
+  const httpAgent = new HttpAgent({ keepAlive: true });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, ...(opts.targetCa ? { ca: opts.targetCa } : {}) });
+  let port = 0;
+
+  const server = createServer(
+    { key: opts.certificate.key, cert: opts.certificate.cert, minVersion: 'TLSv1.2' },
+    (req, res) => {
+      const target = req.url ?? '/';
+      const base = opts.targets[resolve(target, routes).service];
+      if (base === undefined) return albError(res, 503);
+      const url = new URL(base);
+      const secure = url.protocol === 'https:';
+      let upstream: ClientRequest;
+      try {
+        upstream = (secure ? httpsRequest : httpRequest)({
+          host: url.hostname,
+          port: url.port || (secure ? 443 : 80),
+          method: req.method,
+          // The request target exactly as received.
+          path: target,
+          headers: forwardHeaders(req, port),
+          agent: secure ? httpsAgent : httpAgent,
+          ...(secure ? { servername: url.hostname } : {}),
+        });
+      } catch {
+        // A request Node refuses to send (malformed header) never reaches a target.
+        return albError(res, 502);
+      }
+      upstream.setTimeout(idleTimeoutMs, () => {
+        upstream.destroy();
+        albError(res, 504);
+      });
+      upstream.on('error', () => albError(res, 502));
+      upstream.on('response', (answer) => {
+        const listed = new Set(
+          (answer.headersDistinct.connection ?? []).flatMap((v) =>
+            v.split(',').map((t) => t.trim().toLowerCase()),
+          ),
+        );
+        const headers: string[] = [];
+        for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
+          const name = answer.rawHeaders[i] ?? '';
+          const lower = name.toLowerCase();
+          if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+          headers.push(name, answer.rawHeaders[i + 1] ?? '');
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+        // Streaming targets (inference): status and headers now, each body chunk as it comes.
+        res.flushHeaders();
+        pipeline(answer, res, () => undefined);
+      });
+      // The caller going away aborts the upstream exchange.
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      // pipe, not pipeline: a failed upstream must not destroy the caller's socket before the 502 is sent.
+      req.pipe(upstream);
+    },
+  );
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => done());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `https://${opts.host ?? '127.0.0.1'}:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        httpAgent.destroy();
+        httpsAgent.destroy();
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The game-analytics ingestion API, locally (seed 002): its tables in their own dynalite, the events
+ * stream in kinesalite, the four real handlers built from the environment the analytics stack gives
+ * them, and the REQUEST authorizer with the configured cache TTL — behind an API Gateway emulator at
+ * `/<analytics stage>` (default `/live`). No Redshift locally: the warehouse setup routes answer that
+ * the warehouse is not configured, as a deployment without a workgroup does.
+ */
+import { createHandlerFromEnv as createAdmin } from '../../lambda/analytics-admin/index.js';
+import { createHandlerFromEnv as createAuthorizer } from '../../lambda/analytics-authorizer/index.js';
+import { createHandlerFromEnv as createEvents } from '../../lambda/analytics-events/index.js';
+import { createHandlerFromEnv as createSetup } from '../../lambda/analytics-warehouse-setup/index.js';
+import { createLogger, silentLogger, type EdgeLogger } from '../../lambda/shared/logger.js';
+import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
+import { analyticsApiDefinition } from '../api-routes.js';
+import type { PlatformConfig } from '../config.js';
+import { tableName } from '../tables.js';
+import {
+  startApiGatewayEmulator,
+  type AccessLogEntry,
+  type ApiGatewayEmulator,
+} from './api-gateway-emulator/index.js';
+import type { CredentialStore } from './sigv4-verifier.js';
+import { startLocalDynamo } from './dynamodb.js';
+import { startLocalKinesis } from './kinesis.js';
+
+/** The analytics authorizer function's timeout (docs/analytics-api.md). */
+export const AUTHORIZER_TIMEOUT_MS = 10_000;
+
+export interface LocalAnalytics {
+  readonly api: ApiGatewayEmulator;
+  /** kinesalite endpoint holding the events stream. */
+  readonly kinesis: string;
+  readonly dynamodb: string;
+  readonly streamName: string;
+  close(): Promise<void>;
+}
+
+export async function startLocalAnalytics(opts: {
+  config: PlatformConfig;
+  accountId: string;
+  credentials: CredentialStore;
+  logs: 'json' | 'silent';
+  onAccessLog?: (entry: AccessLogEntry) => void;
+}): Promise<LocalAnalytics> {
+  const { config } = opts;
+  const project = config.projectName;
+  const region = config.analyticsApi.region;
+  const streamName = analyticsStreamName(project);
+  const logger = (service: string): EdgeLogger =>
+    opts.logs === 'json' ? createLogger(service) : silentLogger;
+  const [dynamo, kinesis] = await Promise.all([
+    startLocalDynamo({ project, region, tables: Object.values(ANALYTICS_TABLES) }),
+    startLocalKinesis({ streams: [{ name: streamName, shardCount: 1 }], region }),
+  ]);
+  try {
+    // The variables the analytics stack sets; no REDSHIFT_WORKGROUP_NAME (no warehouse locally).
+    const env: NodeJS.ProcessEnv = {
+      [ANALYTICS_TABLES.applications.envVar]: tableName(project, ANALYTICS_TABLES.applications),
+      [ANALYTICS_TABLES.authorizations.envVar]: tableName(project, ANALYTICS_TABLES.authorizations),
+      [ANALYTICS_TABLES.idempotency.envVar]: tableName(project, ANALYTICS_TABLES.idempotency),
+      [ANALYTICS_ENV.eventsStream]: streamName,
+      AWS_REGION: region,
+    };
+    const fn = (name: string) => `${project}-analytics-${name}`;
+    const api = await startApiGatewayEmulator({
+      api: analyticsApiDefinition(config),
+      region,
+      accountId: opts.accountId,
+      credentials: opts.credentials,
+      lambdas: {
+        'analytics-admin': {
+          kind: 'buffered',
+          handler: createAdmin(env, { dynamodb: dynamo.client(), logger: logger('analytics-admin') }),
+        },
+        'analytics-events': {
+          kind: 'buffered',
+          handler: createEvents(env, {
+            dynamodb: dynamo.client(),
+            kinesis: kinesis.client(),
+            logger: logger('analytics-events'),
+          }),
+        },
+        'analytics-warehouse-setup': {
+          kind: 'buffered',
+          handler: createSetup(env, { logger: logger('analytics-warehouse-setup') }),
+        },
+      },
+      authorizers: {
+        'analytics-api-key': {
+          handler: createAuthorizer(env, {
+            dynamodb: dynamo.client(),
+            logger: logger('analytics-authorizer'),
+          }),
+          functionName: fn('authorizer'),
+          identityHeader: 'authorization',
+          ttlSeconds: config.analyticsApi.authorizerCacheTtlSeconds,
+          timeoutMs: AUTHORIZER_TIMEOUT_MS,
+        },
+      },
+      functionName: (handler) => fn(handler.replace(/^analytics-/, '')),
+      ...(opts.onAccessLog ? { onAccessLog: opts.onAccessLog } : {}),
+    });
+    return {
+      api,
+      kinesis: kinesis.endpoint,
+      dynamodb: dynamo.endpoint,
+      streamName,
+      async close() {
+        await api.close();
+        await Promise.all([kinesis.close(), dynamo.close()]);
+      },
+    };
+  } catch (error) {
+    await Promise.all([kinesis.close(), dynamo.close()]);
+    throw error;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The edge of the local platform: the global API and one regional API per region, each an API Gateway
+ * emulator running the real Lambda handlers, built with their factories from the same environment the
+ * stacks give them. Their AWS calls go to the loopback stand-ins (real SDK clients), their HTTPS calls
+ * to the accelerator / ALB names, which resolve to 127.0.0.1.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createHandler as createAggregator } from '../../lambda/aggregator/index.js';
+import { settingsFromEnv } from '../../lambda/aggregator/config.js';
+import { createHandlerFromEnv as createControlPlaneProxy } from '../../lambda/control-plane-proxy/index.js';
+import { createStreamingHandlerFromEnv as createInferenceProxy } from '../../lambda/inference-stream-proxy/index.js';
+import { createLogger, silentLogger, type EdgeLogger } from '../../lambda/shared/logger.js';
+import { discoveryFromEnv } from '../../lambda/shared/regional-apis.js';
+import { streamifyResponse } from '../../lambda/shared/streaming.js';
+import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../api-routes.js';
+import type { PlatformConfig } from '../config.js';
+import { albHostParameterName, regionalApiParameterPath } from '../names.js';
+import type { AwsStandIns } from './aws-stand-ins/index.js';
+import type { LocalCredentials } from './credentials.js';
+import {
+  startApiGatewayEmulator,
+  type AccessLogEntry,
+  type ApiGatewayEmulator,
+  type LambdaBinding,
+} from './api-gateway-emulator/index.js';
+import { loopbackLookup } from './loopback-dns.js';
+
+export interface EdgeOptions {
+  config: PlatformConfig;
+  accountId: string;
+  credentials: LocalCredentials;
+  aws: AwsStandIns;
+  /** PEM of the internal CA the proxies trust. */
+  caPem: string;
+  /** ARN of the signing-key secret in each region (global region included). */
+  signingKeySecretArn: (region: string) => string;
+  /** The accelerator's DNS name and local port (global proxies). */
+  accelerator: { dnsName: string; port: number };
+  /** Each region's ALB DNS name (as registered in SSM) and its router's local port. */
+  albs: Readonly<Record<string, { dnsName: string; port: number }>>;
+  logs: 'json' | 'silent';
+  onAccessLog?: (api: string, entry: AccessLogEntry) => void;
+}
+
+export interface LocalEdge {
+  readonly global: ApiGatewayEmulator;
+  readonly regional: Readonly<Record<string, ApiGatewayEmulator>>;
+  close(): Promise<void>;
+}
+
+/** The proxies' environment, as the stacks set it (docs/edge-lambdas.md). */
+function proxyEnvironment(opts: EdgeOptions, region: string, mode: 'global' | 'regional'): NodeJS.ProcessEnv {
+  const common = {
+    MODE: mode,
+    BACKEND_HOSTNAME: opts.config.backendHostname,
+    INTERNAL_CA_PEM: opts.caPem,
+    SIGNING_KEY_SECRET_ARN: opts.signingKeySecretArn(region),
+    AWS_REGION: region,
+  };
+  if (mode === 'global') {
+    return {
+      ...common,
+      ACCELERATOR_DNS: opts.accelerator.dnsName,
+      BACKEND_PORT: String(opts.accelerator.port),
+    };
+  }
+  const alb = opts.albs[region];
+  if (alb === undefined) throw new Error(`no ALB for region ${region}`);
+  return { ...common, ALB_HOST_PARAMETER: albHostParameterName(opts.config), BACKEND_PORT: String(alb.port) };
+}
+
+/** The control-plane and inference proxies of one API, from their factories. */
+function proxyLambdas(
+  opts: EdgeOptions,
+  region: string,
+  mode: 'global' | 'regional',
+  logger: (service: string) => EdgeLogger,
+): Partial<Record<RouteHandler, LambdaBinding>> {
+  const env = proxyEnvironment(opts, region, mode);
+  const lookup = loopbackLookup([
+    opts.accelerator.dnsName,
+    ...Object.values(opts.albs).map((a) => a.dnsName),
+  ]);
+  const clients = opts.aws.clients(region);
+  return {
+    'control-plane-proxy': {
+      kind: 'buffered',
+      handler: createControlPlaneProxy(env, { clients, lookup, logger: logger('control-plane-proxy') }),
+    },
+    'inference-stream-proxy': {
+      kind: 'streaming',
+      handler: streamifyResponse(
+        createInferenceProxy(env, { clients, lookup, logger: logger('inference-stream-proxy') }),
+      ),
+    },
+  };
+}
+
+export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
+  const { config } = opts;
+  const logger = (service: string): EdgeLogger =>
+    opts.logs === 'json' ? createLogger(service) : silentLogger;
+  const started: ApiGatewayEmulator[] = [];
+  const close = async () => {
+    await Promise.all(started.map((api) => api.close().catch(() => undefined)));
+  };
+  try {
+    const regional: Record<string, ApiGatewayEmulator> = {};
+    for (const region of config.regions) {
+      const api = await startApiGatewayEmulator({
+        api: regionalApiDefinition(config),
+        region,
+        accountId: opts.accountId,
+        credentials: opts.credentials,
+        lambdas: proxyLambdas(opts, region, 'regional', logger),
+        functionName: (handler) => `${config.projectName}-${region}-${handler}`,
+        ...(opts.onAccessLog
+          ? { onAccessLog: (e: AccessLogEntry) => opts.onAccessLog?.(`regional ${region}`, e) }
+          : {}),
+      });
+      started.push(api);
+      regional[region] = api;
+      // Published where the aggregator discovers it, as each regional stack does.
+      opts.aws.ssm.putParameter(
+        config.globalRegion,
+        `${regionalApiParameterPath(config)}/${region}`,
+        api.url,
+      );
+    }
+
+    // The aggregator: discovery from SSM and the expected regions, exactly the stack's variables.
+    const aggregatorEnv = {
+      REGIONAL_API_PARAMETER_PATH: regionalApiParameterPath(config),
+      REGIONS: config.regions.join(','),
+      AWS_REGION: config.globalRegion,
+    };
+    const aggregator = createAggregator({
+      discovery: discoveryFromEnv(aggregatorEnv, { ssmClient: opts.aws.ssmClient(config.globalRegion) }),
+      credentials: {
+        accessKeyId: opts.credentials.aggregator.accessKeyId,
+        secretAccessKey: opts.credentials.aggregator.secretAccessKey,
+        ...(opts.credentials.aggregator.sessionToken !== undefined
+          ? { sessionToken: opts.credentials.aggregator.sessionToken }
+          : {}),
+      },
+      settings: settingsFromEnv(aggregatorEnv),
+      logger: new Logger({
+        serviceName: 'aggregator',
+        ...(opts.logs === 'json' ? {} : { logLevel: 'SILENT' }),
+      }),
+    });
+
+    const globalApi = await startApiGatewayEmulator({
+      api: globalApiDefinition(config),
+      region: config.globalRegion,
+      accountId: opts.accountId,
+      credentials: opts.credentials,
+      lambdas: {
+        ...proxyLambdas(opts, config.globalRegion, 'global', logger),
+        aggregator: { kind: 'buffered', handler: aggregator },
+      },
+      functionName: (handler) => `${config.projectName}-global-${handler}`,
+      ...(opts.onAccessLog ? { onAccessLog: (e: AccessLogEntry) => opts.onAccessLog?.('global', e) } : {}),
+    });
+    started.push(globalApi);
+    return { global: globalApi, regional, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
