@@ -45,12 +45,12 @@ function synthGlobal(context: Json, options: { bundle?: boolean } = {}) {
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-  const only = (type: string): Resource => {
+  const single = (type: string): Resource => {
     const found = ofType(type);
     expect(found).toHaveLength(1);
     return found[0]![1];
   };
-  return { app, outdir, config, stack, template, resources, ofType, only };
+  return { app, outdir, config, stack, template, resources, ofType, single };
 }
 type Synth = ReturnType<typeof synthGlobal>;
 
@@ -196,16 +196,16 @@ describe('global API routes (seed 001 "Global API")', () => {
   });
 
   test('endpoint type EDGE in the commercial partition; REGIONAL where edge-optimized APIs do not exist', () => {
-    expect(commercial.only('AWS::ApiGateway::RestApi').Properties.EndpointConfiguration).toEqual({
+    expect(commercial.single('AWS::ApiGateway::RestApi').Properties.EndpointConfiguration).toEqual({
       Types: ['EDGE'],
     });
-    expect(gov.only('AWS::ApiGateway::RestApi').Properties.EndpointConfiguration).toEqual({
+    expect(gov.single('AWS::ApiGateway::RestApi').Properties.EndpointConfiguration).toEqual({
       Types: ['REGIONAL'],
     });
   });
 
   test('stage from config: throttling 1000 r/s burst 2000, logging INFO, data trace off, metrics on, X-Ray on', () => {
-    const stage = commercial.only('AWS::ApiGateway::Stage').Properties;
+    const stage = commercial.single('AWS::ApiGateway::Stage').Properties;
     expect(stage.StageName).toBe('prod');
     expect(stage.TracingEnabled).toBe(true);
     expect(stage.MethodSettings).toEqual([
@@ -223,14 +223,14 @@ describe('global API routes (seed 001 "Global API")', () => {
       stage: 'v2',
       api_gateway: { throttling_rate_limit: 50, throttling_burst_limit: 75 },
     });
-    expect(custom.only('AWS::ApiGateway::Stage').Properties).toMatchObject({
+    expect(custom.single('AWS::ApiGateway::Stage').Properties).toMatchObject({
       StageName: 'v2',
       MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 75 })],
     });
   });
 
   test('access logs are JSON lines of request identity and outcome, to a retained log group', () => {
-    const stage = commercial.only('AWS::ApiGateway::Stage').Properties;
+    const stage = commercial.single('AWS::ApiGateway::Stage').Properties;
     const setting = stage.AccessLogSetting as {
       Format: string;
       DestinationArn: { 'Fn::GetAtt': [string, string] };
@@ -258,7 +258,7 @@ describe('global API routes (seed 001 "Global API")', () => {
       Resource: 'execute-api:/*',
       Condition: { StringEquals: { 'aws:PrincipalAccount': { Ref: 'AWS::AccountId' } } },
     };
-    const policy = (s: Synth) => (s.only('AWS::ApiGateway::RestApi').Properties.Policy as Json).Statement;
+    const policy = (s: Synth) => (s.single('AWS::ApiGateway::RestApi').Properties.Policy as Json).Statement;
     expect(policy(commercial)).toEqual([accountStatement]);
     expect(policy(gov)).toEqual([accountStatement]);
     expect(policy(analytics)).toEqual([
@@ -285,7 +285,7 @@ describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
     'AWSManagedRulesAmazonIpReputationList',
     'AWSManagedRulesAnonymousIpList',
   ];
-  const rules = (s: Synth) => s.only('AWS::WAFv2::WebACL').Properties.Rules as Json[];
+  const rules = (s: Synth) => s.single('AWS::WAFv2::WebACL').Properties.Rules as Json[];
 
   test('priority order: 0 rate limit, 1 body size, 2-7 the managed groups', () => {
     expect(rules(commercial).map((r) => [r.Priority, r.Name])).toEqual([
@@ -351,13 +351,13 @@ describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
   });
 
   test('regional scope, allow by default, WAF sees as much of the body as the cap needs, logs redact Authorization', () => {
-    const acl = commercial.only('AWS::WAFv2::WebACL').Properties;
+    const acl = commercial.single('AWS::WAFv2::WebACL').Properties;
     expect(acl).toMatchObject({
       Scope: 'REGIONAL',
       DefaultAction: { Allow: {} },
       AssociationConfig: { RequestBody: { API_GATEWAY: { DefaultSizeInspectionLimit: 'KB_64' } } },
     });
-    expect(commercial.only('AWS::WAFv2::LoggingConfiguration').Properties.RedactedFields).toEqual([
+    expect(commercial.single('AWS::WAFv2::LoggingConfiguration').Properties.RedactedFields).toEqual([
       { SingleHeader: { Name: 'authorization' } },
     ]);
   });
@@ -367,13 +367,13 @@ describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
     const [rate, body] = rules(custom);
     expect(rate).toMatchObject({ Statement: { RateBasedStatement: { Limit: 300 } } });
     expect(JSON.stringify(body)).toContain('"Size":20000');
-    expect(custom.only('AWS::WAFv2::WebACL').Properties.AssociationConfig).toEqual({
+    expect(custom.single('AWS::WAFv2::WebACL').Properties.AssociationConfig).toEqual({
       RequestBody: { API_GATEWAY: { DefaultSizeInspectionLimit: 'KB_32' } },
     });
   });
 
   test('associated with the global API stage; absent when waf.enabled is false', () => {
-    const association = commercial.only('AWS::WAFv2::WebACLAssociation').Properties;
+    const association = commercial.single('AWS::WAFv2::WebACLAssociation').Properties;
     expect(association.ResourceArn).toEqual({
       'Fn::Join': [
         '',
@@ -398,7 +398,7 @@ describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
 
 describe('Global Accelerator and the global proxies', () => {
   test('TCP/443 pass-through listener in the commercial partition; endpoint groups come from the regional stacks', () => {
-    expect(commercial.only('AWS::GlobalAccelerator::Listener').Properties).toMatchObject({
+    expect(commercial.single('AWS::GlobalAccelerator::Listener').Properties).toMatchObject({
       Protocol: 'TCP',
       PortRanges: [{ FromPort: 443, ToPort: 443 }],
     });
@@ -505,7 +505,7 @@ describe('secrets', () => {
     });
     // The global region holds the primary; a deployment region that is also the global one is not a replica.
     expect(secretNamed(gov, 'gco/signing-key').ReplicaRegions).toEqual([{ Region: 'us-gov-east-1' }]);
-    const rotation = commercial.only('AWS::SecretsManager::RotationSchedule').Properties;
+    const rotation = commercial.single('AWS::SecretsManager::RotationSchedule').Properties;
     expect(rotation.RotationRules).toEqual({ ScheduleExpression: 'rate(30 days)' });
     const fnId = (rotation.RotationLambdaARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     expect(commercial.resources[fnId]!.Properties).toMatchObject({
@@ -516,7 +516,7 @@ describe('secrets', () => {
 
   test('internal CA secret replicated like the signing key and filled by the custom resource', () => {
     expect(secretNamed(byName('three regions'), 'gco/internal-ca').ReplicaRegions).toHaveLength(3);
-    expect(commercial.only('Custom::InternalCa').Properties).toMatchObject({
+    expect(commercial.single('Custom::InternalCa').Properties).toMatchObject({
       Kind: 'CertificateAuthority',
       SecretId: { Ref: expect.stringMatching(/^InternalCaSecret/) },
     });
