@@ -7,17 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
-import {
-  describeError,
-  errorResult,
-  internalError,
-  MESSAGES,
-  ProxyError,
-  toProxyError,
-} from '../shared/errors.js';
+import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { EnvReader } from '../shared/proxy-config.js';
-import { lazyHandler } from '../shared/proxy-runtime.js';
+import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { enabledInput, namedInput, pathId } from '../shared/analytics/admin-input.js';
 import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
@@ -151,12 +144,7 @@ export function createHandlerFromEnv(
   });
 }
 
-let moduleLogger: EdgeLogger | undefined;
-const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
-
 /** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: AdminHandler = lazyHandler(
-  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
-  async () => errorResult(internalError('invalid_configuration')),
-  getLogger,
+export const handler: AdminHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
+  createHandlerFromEnv(process.env, { logger }),
 );

@@ -16,17 +16,10 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
-import {
-  describeError,
-  errorResult,
-  internalError,
-  MESSAGES,
-  ProxyError,
-  toProxyError,
-} from '../shared/errors.js';
+import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { EnvReader } from '../shared/proxy-config.js';
-import { lazyHandler } from '../shared/proxy-runtime.js';
+import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { pathId } from '../shared/analytics/admin-input.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { applicationsTable, eventsStreamName, idempotencyTable } from '../shared/analytics/config.js';
@@ -204,12 +197,7 @@ export function createHandlerFromEnv(
   });
 }
 
-let moduleLogger: EdgeLogger | undefined;
-const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
-
 /** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: EventsHandler = lazyHandler(
-  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
-  async () => errorResult(internalError('invalid_configuration')),
-  getLogger,
+export const handler: EventsHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
+  createHandlerFromEnv(process.env, { logger }),
 );

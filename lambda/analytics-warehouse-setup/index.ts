@@ -16,17 +16,10 @@ import {
 } from '@aws-sdk/client-redshift-data';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ANALYTICS_ENV } from '../../lib/analytics-resources.js';
-import {
-  describeError,
-  errorResult,
-  internalError,
-  MESSAGES,
-  ProxyError,
-  toProxyError,
-} from '../shared/errors.js';
+import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { EnvReader } from '../shared/proxy-config.js';
-import { lazyHandler } from '../shared/proxy-runtime.js';
+import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { sleep } from '../shared/analytics/backoff.js';
 import { eventsStreamName } from '../shared/analytics/config.js';
 import { jsonResult } from '../shared/analytics/http.js';
@@ -219,12 +212,7 @@ export function createHandlerFromEnv(
   });
 }
 
-let moduleLogger: EdgeLogger | undefined;
-const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
-
 /** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: SetupHandler = lazyHandler(
-  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
-  async () => errorResult(internalError('invalid_configuration')),
-  getLogger,
+export const handler: SetupHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
+  createHandlerFromEnv(process.env, { logger }),
 );
