@@ -33,15 +33,23 @@ function rsaKey(bits: number): { pem: string; forgeKey: forge.pki.rsa.PrivateKey
   return { pem, forgeKey: forge.pki.privateKeyFromPem(pem) };
 }
 
-/** Positive 16-byte serial (leading zero nibble so it is never read as negative). */
-const serial = (): string => `0${randomBytes(15).toString('hex')}`;
+/**
+ * A certificate serial as hex: 16 random bytes (RFC 5280: positive, at most 20 octets, unpredictable),
+ * first byte in 0x40–0x7f so the DER INTEGER is positive and minimal. A leading 0x00 pad before a byte
+ * below 0x80 is non-minimal DER, which OpenSSL rejects as "illegal padding" and TLS clients then refuse.
+ */
+export function certificateSerial(random: (size: number) => Buffer = randomBytes): string {
+  const bytes = random(16);
+  bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x40;
+  return bytes.toString('hex');
+}
 
 /** A self-signed CA: basicConstraints CA (path length 0), keyCertSign + cRLSign. */
 export function generateCa(commonName: string, now = new Date()): CaKeyPair {
   const key = rsaKey(CA_KEY_BITS);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);
-  cert.serialNumber = serial();
+  cert.serialNumber = certificateSerial();
   cert.validity.notBefore = new Date(now.getTime() - 5 * 60_000);
   cert.validity.notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
   const name = [{ name: 'commonName', value: commonName }];
@@ -103,7 +111,7 @@ export function issueServerCertificate(
   const key = rsaKey(SERVER_KEY_BITS);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);
-  cert.serialNumber = serial();
+  cert.serialNumber = certificateSerial();
   cert.validity.notBefore = new Date(now.getTime() - 5 * 60_000);
   // Never outlive the CA: a chain is only as valid as its shortest link.
   const end = Math.min(now.getTime() + SERVER_VALIDITY_DAYS * DAY_MS, caCert.validity.notAfter.getTime());

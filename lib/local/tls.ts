@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import forge from 'node-forge';
+import { certificateSerial } from '../../lambda/internal-ca/pki.js';
 
 export interface IssuedCertificate {
   /** PEM private key. */
@@ -23,16 +24,11 @@ export interface TestCa {
 // 2048-bit RSA keeps generation fast enough for tests (~100 ms per key) while being a real key size.
 const KEY_BITS = 2048;
 
-function serial(): string {
-  // Positive 16-byte serial (leading nibble < 8 so it is not read as negative).
-  return `0${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
-}
-
 export function createTestCa(commonName = 'gco-platform local CA'): TestCa {
   const caKeys = forge.pki.rsa.generateKeyPair(KEY_BITS);
   const caCert = forge.pki.createCertificate();
   caCert.publicKey = caKeys.publicKey;
-  caCert.serialNumber = serial();
+  caCert.serialNumber = certificateSerial();
   caCert.validity.notBefore = new Date(Date.now() - 60_000);
   caCert.validity.notAfter = new Date(Date.now() + 7 * 86_400_000);
   const caName = [{ name: 'commonName', value: commonName }];
@@ -52,7 +48,7 @@ export function createTestCa(commonName = 'gco-platform local CA'): TestCa {
       const keys = forge.pki.rsa.generateKeyPair(KEY_BITS);
       const cert = forge.pki.createCertificate();
       cert.publicKey = keys.publicKey;
-      cert.serialNumber = serial();
+      cert.serialNumber = certificateSerial();
       cert.validity.notBefore = new Date(Date.now() - 60_000);
       cert.validity.notAfter = new Date(Date.now() + 86_400_000);
       cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }]);

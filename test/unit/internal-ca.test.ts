@@ -20,9 +20,16 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
+import forge from 'node-forge';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { createHandler } from '../../lambda/internal-ca/index.js';
-import { CA_VALIDITY_DAYS, generateCa, usableCa } from '../../lambda/internal-ca/pki.js';
+import {
+  CA_VALIDITY_DAYS,
+  certificateSerial,
+  generateCa,
+  issueServerCertificate,
+  usableCa,
+} from '../../lambda/internal-ca/pki.js';
 import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
 import { memoryLogger } from './lambda/events.js';
 
@@ -296,4 +303,39 @@ test('an unknown kind or a missing property is refused', async () => {
   await expect(handler(event('Create', { Kind: 'CertificateAuthority' }))).rejects.toThrow(
     /SecretId is required/,
   );
+});
+
+describe('certificate serials', () => {
+  let keys: forge.pki.rsa.KeyPair;
+  beforeAll(() => {
+    keys = forge.pki.rsa.generateKeyPair({ bits: 1024, e: 0x10001 });
+  });
+  // Regression: a serial written as "0" + 30 hex digits became a DER INTEGER with a 0x00 pad before a
+  // byte below 0x80 about half the time; OpenSSL rejects that ("illegal padding") and TLS clients then
+  // fail with "unable to verify the first certificate".
+  test.each([0x00, 0x01, 0x3f, 0x7f, 0x80, 0xff])(
+    'a serial whose random first byte is 0x%s encodes as minimal positive DER that OpenSSL parses',
+    (first) => {
+      const random = (size: number): Buffer => Buffer.from([first, ...Array<number>(size - 1).fill(0x5a)]);
+      const hex = certificateSerial(random);
+      expect(hex).toMatch(/^[4-7][0-9a-f]{31}$/);
+      const cert = forge.pki.createCertificate();
+      cert.publicKey = keys.publicKey;
+      cert.serialNumber = hex;
+      cert.validity.notBefore = new Date();
+      cert.validity.notAfter = new Date(Date.now() + DAY_MS);
+      cert.setSubject([{ name: 'commonName', value: 'serial' }]);
+      cert.setIssuer([{ name: 'commonName', value: 'serial' }]);
+      cert.sign(keys.privateKey, forge.md.sha256.create());
+      expect(new X509Certificate(forge.pki.certificateToPem(cert)).serialNumber.toLowerCase()).toBe(hex);
+    },
+  );
+
+  test('every certificate the CA writes parses in OpenSSL (many draws, both CA and server)', () => {
+    for (let i = 0; i < 10; i++) {
+      const pair = issueServerCertificate(ca, [HOST]);
+      const leaf = new X509Certificate(pair.certificatePem);
+      expect(leaf.checkIssued(new X509Certificate(ca.certificatePem))).toBe(true);
+    }
+  });
 });
