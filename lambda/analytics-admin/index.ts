@@ -72,6 +72,8 @@ export interface AdminDeps {
   logger?: EdgeLogger;
   now?: () => Date;
   generateKey?: () => string;
+  /** See AdminOperationsDeps.keyIndexWaitMs. */
+  keyIndexWaitMs?: number;
 }
 
 /** The handler with injected dependencies (tests, the local platform). */
@@ -83,6 +85,7 @@ export function createHandler(deps: AdminDeps): AdminHandler {
     logger,
     now: deps.now ?? (() => new Date()),
     ...(deps.generateKey ? { generateKey: deps.generateKey } : {}),
+    ...(deps.keyIndexWaitMs !== undefined ? { keyIndexWaitMs: deps.keyIndexWaitMs } : {}),
   });
 
   return async (event, context) => {
@@ -125,6 +128,7 @@ export interface AdminFromEnvOptions {
   dynamodb?: DynamoDBClient;
   logger?: EdgeLogger;
   now?: () => Date;
+  keyIndexWaitMs?: number;
 }
 
 export function createHandlerFromEnv(
@@ -141,6 +145,7 @@ export function createHandlerFromEnv(
     apiKeys: new ApiKeyStore(doc, authorizations),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.keyIndexWaitMs !== undefined ? { keyIndexWaitMs: options.keyIndexWaitMs } : {}),
   });
 }
 

@@ -30,7 +30,11 @@ export interface AdminOperationsDeps {
   /** Key generator (tests may pin it; production uses the CSPRNG). */
   generateKey?: () => string;
   newId?: () => string;
+  /** How long a key creation waits for the key-hash index to show the new key (default 5 s). */
+  keyIndexWaitMs?: number;
 }
+
+const DEFAULT_KEY_INDEX_WAIT_MS = 5_000;
 
 const applicationNotFound = (id: string) =>
   new ProxyError(404, `Application ${id} not found`, 'application_not_found');
@@ -118,7 +122,9 @@ export class AdminOperations {
   /**
    * Writes the key, then checks (strongly consistent) that the application exists and removes the key
    * again when it does not. With deleteApplication's order (application, then a consistent Query of its
-   * keys) no key outlives its application, whichever request wins the race.
+   * keys) no key outlives its application, whichever request wins the race. Answers once the
+   * authorizer's index shows the key, so the client's first event batch is not refused (and that refusal
+   * cached); if the index lags past the wait, the key still works moments later and a warning is logged.
    */
   async createAuthorization(applicationId: string, input: NamedInput): Promise<Authorization> {
     const value = this.generateKey();
@@ -138,6 +144,14 @@ export class AdminOperations {
     if (!(await this.deps.applications.exists(applicationId))) {
       await this.deps.apiKeys.delete(applicationId, item.ApiKeyId);
       throw applicationNotFound(applicationId);
+    }
+    const waitMs = this.deps.keyIndexWaitMs ?? DEFAULT_KEY_INDEX_WAIT_MS;
+    if (!(await this.deps.apiKeys.awaitIndexed(item.ApiKeyHash, item.ApiKeyId, waitMs))) {
+      this.deps.logger.warn('api key not yet visible to the authorizer', {
+        application_id: applicationId,
+        api_key_id: item.ApiKeyId,
+        waited_ms: waitMs,
+      });
     }
     this.deps.logger.info('api key created', { application_id: applicationId, api_key_id: item.ApiKeyId });
     return authorization(item, value);

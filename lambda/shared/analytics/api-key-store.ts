@@ -165,6 +165,21 @@ export class ApiKeyStore {
   }
 
   /**
+   * Waits until the key-hash index shows the key, so a key handed to a client authorizes on its first
+   * use: a miss there is a 401 that API Gateway caches for the authorizer TTL. GSIs usually catch up in
+   * well under a second; true when the key became visible within `timeoutMs`.
+   */
+  async awaitIndexed(apiKeyHash: string, apiKeyId: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      if ((await this.findByHash(apiKeyHash)).some((k) => k.ApiKeyId === apiKeyId)) return true;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await sleep(Math.min(remaining, Math.max(10, backoffDelayMs(attempt, this.backoff))));
+    }
+  }
+
+  /**
    * Deletes every key of an application: keys-only Query pages, BatchWriteItem in 25s, UnprocessedItems
    * retried with backoff. Returns how many keys were deleted.
    */

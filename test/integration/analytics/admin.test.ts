@@ -12,9 +12,12 @@ import { tableName } from '../../../lib/tables.js';
 import { ADMIN_ROUTES } from '../../../lambda/analytics-admin/index.js';
 import { hashApiKey } from '../../../lambda/shared/analytics/api-keys.js';
 import {
+  authorize,
   callAdmin,
   createApplication,
   createKey,
+  eventsMethodArn,
+  laggingIndexClient,
   PROJECT,
   RESOURCES,
   partialBatchWriteClient,
@@ -224,6 +227,53 @@ describe('authorizations', () => {
       }),
     );
     expect(stored.Count).toBe(0);
+  });
+
+  test('create answers only once the authorizer index shows the key, so its first use is allowed', async () => {
+    let indexQueries: () => number = () => 0;
+    const lagging = await startAnalyticsEnv({
+      dynamodbClient: (local) => {
+        const wrapped = laggingIndexClient(local, 3);
+        indexQueries = wrapped.indexQueries;
+        return wrapped.client;
+      },
+    });
+    try {
+      const app = await createApplication(lagging);
+      const key = await createKey(lagging, app);
+      // Three index reads found nothing (the GSI catching up); the fourth saw the key, then create answered.
+      expect(indexQueries()).toBe(4);
+      const decision = await authorize(lagging, key.value, eventsMethodArn(app));
+      expect(decision).toMatchObject({ policyDocument: { Statement: [{ Effect: 'Allow' }] } });
+      expect(lagging.logger.entries().filter((e) => e.level === 'warn')).toEqual([]);
+    } finally {
+      await lagging.close();
+    }
+  });
+
+  test('an index that lags past the wait still creates the key, with a warning that holds no key', async () => {
+    const lagging = await startAnalyticsEnv({
+      dynamodbClient: (local) => laggingIndexClient(local, Number.POSITIVE_INFINITY).client,
+      keyIndexWaitMs: 200,
+    });
+    try {
+      const app = await createApplication(lagging);
+      const key = await createKey(lagging, app);
+      const warnings = lagging.logger.entries().filter((e) => e.level === 'warn');
+      expect(warnings).toEqual([
+        {
+          level: 'warn',
+          message: 'api key not yet visible to the authorizer',
+          fields: { application_id: app, api_key_id: key.id, waited_ms: 200 },
+        },
+      ]);
+      expect(lagging.logger.lines.join('\n')).not.toContain(key.value.slice(4));
+      expect(
+        (await callAdmin(lagging, 'GET', RESOURCES.authorization, { app, key: key.id })).statusCode,
+      ).toBe(200);
+    } finally {
+      await lagging.close();
+    }
   });
 
   test('deleting an application deletes all its keys: Query pages, batches of 25, unprocessed items retried', async () => {

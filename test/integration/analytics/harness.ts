@@ -8,6 +8,8 @@ import {
   DynamoDBClient,
   type BatchWriteItemCommandInput,
   type BatchWriteItemCommandOutput,
+  type QueryCommandInput,
+  type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import {
@@ -76,6 +78,7 @@ export async function startAnalyticsEnv(
     kinesisClient?: (local: LocalKinesis) => KinesisClient;
     dynamodbClient?: (local: LocalDynamo) => DynamoDBClient;
     env?: Record<string, string>;
+    keyIndexWaitMs?: number;
   } = {},
 ): Promise<AnalyticsEnv> {
   const dynamo = await startLocalDynamo({ project: PROJECT, tables: Object.values(ANALYTICS_TABLES) });
@@ -92,7 +95,11 @@ export async function startAnalyticsEnv(
     kinesis,
     env,
     logger,
-    admin: admin.createHandlerFromEnv(env, { dynamodb, logger }),
+    admin: admin.createHandlerFromEnv(env, {
+      dynamodb,
+      logger,
+      ...(opts.keyIndexWaitMs !== undefined ? { keyIndexWaitMs: opts.keyIndexWaitMs } : {}),
+    }),
     authorizer: authorizer.createHandlerFromEnv(env, { dynamodb, logger }),
     events: events.createHandlerFromEnv(env, {
       dynamodb,
@@ -355,4 +362,30 @@ export function partialBatchWriteClient(
     { step: 'initialize', name: 'partialBatchWrite' },
   );
   return { client, batchCalls };
+}
+
+/**
+ * A real dynalite client whose index Queries (IndexName set) find nothing until `visibleAfter` of them
+ * have been answered, as a DynamoDB GSI does while it catches up with a fresh write. `indexQueries`
+ * counts them. Base-table reads are untouched.
+ */
+export function laggingIndexClient(
+  local: LocalDynamo,
+  visibleAfter: number,
+): { client: DynamoDBClient; indexQueries: () => number } {
+  const client = local.client();
+  let count = 0;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as QueryCommandInput;
+      if (input.IndexName === undefined) return next(args);
+      count += 1;
+      const result = await next(args);
+      if (count > visibleAfter) return result;
+      const output = result.output as QueryCommandOutput;
+      return { ...result, output: { ...output, Items: [], Count: 0 } };
+    },
+    { step: 'initialize', name: 'laggingIndex' },
+  );
+  return { client, indexQueries: () => count };
 }
