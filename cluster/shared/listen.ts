@@ -1,7 +1,9 @@
 /** Starts a service from its environment: host/port, then graceful shutdown on SIGTERM/SIGINT. */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { EnvReader } from './env.js';
 import type { Service } from './service.js';
 import { onShutdownSignals } from './shutdown.js';
 import type { TlsMaterial } from './tls-secret.js';
@@ -22,9 +24,18 @@ export function tlsFromEnv(env: NodeJS.ProcessEnv = process.env): { key: Buffer;
  */
 export const HTTPS_KEEP_ALIVE_TIMEOUT_MS = 305_000;
 
+/**
+ * How often a listener whose TLS material can change (TLS_SECRET_ARN) re-reads it. The regional stack
+ * renews the certificate 30 days before its end, so a few hours is ample; a failed read keeps the current
+ * certificate and tries again next time.
+ */
+export const DEFAULT_TLS_RELOAD_INTERVAL_SECONDS = 6 * 3600;
+
 export interface HttpsListenOptions {
   readonly host: string;
   readonly port: number;
+  /** Re-read `tls.reload` this often (when the material has a reload); default 6 h. */
+  readonly tlsReloadIntervalMs?: number;
 }
 
 /**
@@ -34,7 +45,7 @@ export interface HttpsListenOptions {
  */
 export async function serveHttps(
   service: Service,
-  tls: Pick<TlsMaterial, 'cert' | 'key'>,
+  tls: Pick<TlsMaterial, 'cert' | 'key' | 'reload'>,
   opts: HttpsListenOptions,
 ): Promise<Server> {
   await service.app.ready();
@@ -49,7 +60,51 @@ export async function serveHttps(
       resolve();
     });
   });
+  if (tls.reload) {
+    reloadPeriodically(server, service, tls.cert, tls.reload, opts.tlsReloadIntervalMs);
+  }
   return server;
+}
+
+/**
+ * Swaps a renewed certificate into the running listener (new handshakes use it; open connections keep
+ * theirs), so a renewal never needs a pod restart. Stops when the server closes.
+ */
+function reloadPeriodically(
+  server: Server,
+  service: Service,
+  initial: string | Buffer,
+  reload: () => Promise<TlsMaterial>,
+  intervalMs = DEFAULT_TLS_RELOAD_INTERVAL_SECONDS * 1000,
+): void {
+  let current = String(initial);
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    reload()
+      .then((next) => {
+        if (String(next.cert) === current) return;
+        server.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' });
+        current = String(next.cert);
+        service.app.log.info(
+          { valid_to: new X509Certificate(next.cert).validTo },
+          'TLS certificate reloaded',
+        );
+      })
+      .catch((error: unknown) => {
+        // The message names the secret and the problem, never a value (tls-secret.ts).
+        service.app.log.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          'TLS certificate reload failed; keeping the current certificate',
+        );
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  server.once('close', () => clearInterval(timer));
 }
 
 /**
@@ -71,12 +126,18 @@ export async function closeHttps(server: Server, service: Service): Promise<void
 export async function listen(
   service: Service,
   env: NodeJS.ProcessEnv = process.env,
-  tls?: Pick<TlsMaterial, 'cert' | 'key'>,
+  tls?: Pick<TlsMaterial, 'cert' | 'key' | 'reload'>,
 ): Promise<string> {
   const port = Number(env.PORT ?? 8080);
   const host = env.HOST ?? '0.0.0.0';
   if (tls) {
-    const server = await serveHttps(service, tls, { host, port });
+    const reader = new EnvReader(env);
+    const reloadSeconds = reader.number('TLS_RELOAD_INTERVAL_SECONDS', DEFAULT_TLS_RELOAD_INTERVAL_SECONDS, {
+      min: 1,
+      max: 86_400,
+    });
+    reader.done();
+    const server = await serveHttps(service, tls, { host, port, tlsReloadIntervalMs: reloadSeconds * 1000 });
     onShutdownSignals([
       { startDraining: () => service.startDraining(), close: () => closeHttps(server, service) },
     ]);

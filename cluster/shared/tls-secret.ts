@@ -16,6 +16,11 @@ export interface TlsMaterial {
   readonly key: string | Buffer;
   /** PEM of the CA that issued `cert`, when known: what peers of this service trust. */
   readonly ca?: string;
+  /**
+   * Reads the source again, when it can change under a running pod (the secret, which the regional
+   * stack's daily renewal rewrites): the listener swaps in what it returns (listen.ts).
+   */
+  readonly reload?: () => Promise<TlsMaterial>;
 }
 
 /** Secret value written by InternalCertificate (lib/constructs/internal-ca.ts). */
@@ -62,7 +67,12 @@ export async function tlsFromSecret(
   if (!keyMatches) {
     throw new Error(`TLS_SECRET_ARN: privateKeyPem of secret ${secretId} does not match certificatePem`);
   }
-  return { cert: value.certificatePem, key: value.privateKeyPem, ca: value.caCertificatePem };
+  return {
+    cert: value.certificatePem,
+    key: value.privateKeyPem,
+    ca: value.caCertificatePem,
+    reload: () => tlsFromSecret(secretId, client),
+  };
 }
 
 function parseKeyPair(secretId: string, secretString: string): KeyPairSecret {

@@ -11,6 +11,10 @@
  *   listener keeps its certificate) and writes `{"certificatePem","privateKeyPem","caCertificatePem"}` to
  *   the regional key-pair secret for the pods' HTTPS listeners. Returns `CertificateArn` and
  *   `CaCertificatePem`. Delete removes the ACM certificate.
+ * - `CertificateRenewal` (an EventBridge schedule of each regional stack, not CloudFormation): re-issues
+ *   the region's certificate into the same ACM ARN and key-pair secret when it is within 30 days of its
+ *   end or no longer matches its names; otherwise does nothing. The pods
+ *   pick the new key pair up from the secret without a restart (cluster/shared/listen.ts).
  *
  * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
  */
@@ -30,7 +34,14 @@ import {
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { describeError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { generateCa, issueServerCertificate, usableCa } from './pki.js';
+import {
+  generateCa,
+  issuedBy,
+  issueServerCertificate,
+  parseKeyPair,
+  renewalReason,
+  usableCa,
+} from './pki.js';
 import type { CaKeyPair, ServerKeyPair } from './pki.js';
 
 export const SERVICE_NAME = 'internal-ca';
@@ -48,7 +59,28 @@ export interface InternalCaDeps {
   generateCa?: (commonName: string, now: Date) => CaKeyPair;
 }
 
-export type InternalCaHandler = (event: CloudFormationCustomResourceEvent) => Promise<OnEventResponse>;
+/** The scheduled renewal's input (lib/constructs/internal-ca.ts, InternalCertificate). */
+export interface CertificateRenewalEvent {
+  readonly Kind: 'CertificateRenewal';
+  readonly CertificateArn: string;
+  readonly CaSecretId: string;
+  readonly KeyPairSecretId: string;
+  readonly DnsNames: readonly string[];
+}
+
+export interface RenewalResult {
+  readonly Renewed: boolean;
+  /** Why the certificate was re-issued (absent when it was current). */
+  readonly Reason?: string;
+}
+
+export type InternalCaEvent = CloudFormationCustomResourceEvent | CertificateRenewalEvent;
+
+export interface InternalCaHandler {
+  (event: CloudFormationCustomResourceEvent): Promise<OnEventResponse>;
+  (event: CertificateRenewalEvent): Promise<RenewalResult>;
+  (event: InternalCaEvent): Promise<OnEventResponse | RenewalResult>;
+}
 
 const enc = new TextEncoder();
 
@@ -134,20 +166,48 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     const caSecretId = stringProp(props, 'CaSecretId');
     const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
     const dnsNames = stringListProp(props, 'DnsNames');
+    const ca = await regionalCa(caSecretId);
+    const previousArn =
+      event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
+        ? event.PhysicalResourceId
+        : undefined;
+    const arn = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
+    logger.info('certificate issued and imported', {
+      request: event.RequestType,
+      certificate_arn: arn,
+      dns_names: dnsNames,
+    });
+    return {
+      PhysicalResourceId: arn,
+      Data: { CertificateArn: arn, CaCertificatePem: ca.certificatePem },
+    };
+  }
+
+  /** The CA from its replica in this region; issuing needs it only to be valid now. */
+  async function regionalCa(caSecretId: string): Promise<CaKeyPair> {
     const ca = usableCa(await secretString(caSecretId), now(), 0);
     if (ca === undefined) {
       throw new Error(
         `the internal CA secret ${caSecretId} holds no usable CA (deploy the global stack first)`,
       );
     }
+    return ca;
+  }
+
+  /**
+   * Issues a key pair, imports it into ACM (into `certificateArn` when given, keeping the listener's
+   * association), then writes it to the pods' secret. Returns the certificate ARN.
+   */
+  async function issueAndImport(
+    ca: CaKeyPair,
+    dnsNames: readonly string[],
+    keyPairSecretId: string,
+    certificateArn: string | undefined,
+  ): Promise<string> {
     const pair = issueServerCertificate(ca, dnsNames, now());
-    const previousArn =
-      event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
-        ? event.PhysicalResourceId
-        : undefined;
     const imported = await deps.acm.send(
       new ImportCertificateCommand({
-        ...(previousArn ? { CertificateArn: previousArn } : {}),
+        ...(certificateArn ? { CertificateArn: certificateArn } : {}),
         Certificate: enc.encode(pair.certificatePem),
         PrivateKey: enc.encode(pair.privateKeyPem),
         CertificateChain: enc.encode(pair.caCertificatePem),
@@ -156,18 +216,47 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     const arn = imported.CertificateArn;
     if (arn === undefined) throw new Error('ACM ImportCertificate returned no certificate ARN');
     await putSecret(keyPairSecretId, pair);
-    logger.info('certificate issued and imported', {
-      request: event.RequestType,
-      certificate_arn: arn,
-      dns_names: dnsNames,
-    });
-    return {
-      PhysicalResourceId: arn,
-      Data: { CertificateArn: arn, CaCertificatePem: pair.caCertificatePem },
-    };
+    return arn;
   }
 
-  return async (event) => {
+  async function renewal(event: CertificateRenewalEvent): Promise<RenewalResult> {
+    const props = event as unknown as Record<string, unknown>;
+    const certificateArn = stringProp(props, 'CertificateArn');
+    if (!isCertificateArn(certificateArn)) throw new Error('CertificateArn must be an ACM certificate ARN');
+    const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
+    const dnsNames = stringListProp(props, 'DnsNames');
+    const ca = await regionalCa(stringProp(props, 'CaSecretId'));
+    const stored = await secretString(keyPairSecretId);
+    const reason = renewalReason(stored, dnsNames, now());
+    if (reason === undefined) {
+      const pair = parseKeyPair(stored);
+      if (pair !== undefined && !issuedBy(pair.certificatePem, ca)) {
+        logger.warn('certificate from a replaced CA: deploy this stack with a new generation', {
+          certificate_arn: certificateArn,
+        });
+      } else {
+        logger.info('certificate current; not renewed', { certificate_arn: certificateArn });
+      }
+      return { Renewed: false };
+    }
+    await issueAndImport(ca, dnsNames, keyPairSecretId, certificateArn);
+    logger.info('certificate renewed', { certificate_arn: certificateArn, reason, dns_names: dnsNames });
+    return { Renewed: true, Reason: reason };
+  }
+
+  async function handle(event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> {
+    if (!('RequestType' in event)) {
+      try {
+        if (event.Kind !== 'CertificateRenewal') {
+          throw new Error(`Kind must be "CertificateRenewal", got ${JSON.stringify(event.Kind)}`);
+        }
+        return await renewal(event);
+      } catch (error) {
+        // The next day's run retries; the error log is what an alarm on the function watches.
+        logger.error('certificate renewal failed', { kind: event.Kind, ...describeError(error) });
+        throw error;
+      }
+    }
     const props = event.ResourceProperties as Record<string, unknown>;
     const fields = { request: event.RequestType, kind: props.Kind };
     try {
@@ -185,13 +274,14 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
       logger.error('internal CA request failed', { ...fields, ...describeError(error) });
       throw error;
     }
-  };
+  }
+  return handle as InternalCaHandler;
 }
 
 let built: InternalCaHandler | undefined;
 
 /** Lambda entry point (clients are created on the first invocation, in the function's region). */
-export const handler: InternalCaHandler = (event) => {
+export const handler = (event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> => {
   built ??= createHandler({ secrets: new SecretsManagerClient({}), acm: new ACMClient({}) });
   return built(event);
 };

@@ -26,6 +26,8 @@ export const CA_RENEW_BEFORE_DAYS = 365;
 /** RSA 2048: the key type every ALB TLS policy and ACM import accept. */
 export const SERVER_KEY_BITS = 2048;
 export const SERVER_VALIDITY_DAYS = 395;
+/** The daily renewal re-issues a server certificate this close to its end (30 missed runs of margin). */
+export const SERVER_RENEW_BEFORE_DAYS = 30;
 
 function rsaKey(bits: number): { pem: string; forgeKey: forge.pki.rsa.PrivateKey } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
@@ -138,4 +140,41 @@ export function issueServerCertificate(
     privateKeyPem: key.pem,
     caCertificatePem: ca.certificatePem,
   };
+}
+
+/** How X509Certificate.subjectAltName names a DNS name or an IP address. */
+const altName = (name: string): string => (isIP(name) ? `IP Address:${name}` : `DNS:${name}`);
+
+/**
+ * Why the server key pair stored in `secretString` must be re-issued for `dnsNames`, or undefined when it
+ * is current: missing or unreadable, key not matching, other names, or within `renewBeforeDays` of its
+ * end. A certificate of a replaced CA is not re-issued for that alone: the proxies trust the CA their
+ * stack was deployed with, so moving to the new CA is a deploy's job (`generation`), not the schedule's.
+ */
+export function renewalReason(
+  secretString: string | undefined,
+  dnsNames: readonly string[],
+  now = new Date(),
+  renewBeforeDays = SERVER_RENEW_BEFORE_DAYS,
+): string | undefined {
+  const pair = parseKeyPair(secretString);
+  if (pair === undefined) return 'no key pair stored';
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pair.certificatePem);
+    if (!cert.checkPrivateKey(createPrivateKey(pair.privateKeyPem))) return 'key does not match certificate';
+  } catch {
+    return 'stored key pair unreadable';
+  }
+  const names = (cert.subjectAltName ?? '').split(', ').sort();
+  if (JSON.stringify(names) !== JSON.stringify(dnsNames.map(altName).sort())) return 'names changed';
+  if (new Date(cert.validTo).getTime() - now.getTime() <= renewBeforeDays * DAY_MS) return 'expiring';
+  return undefined;
+}
+
+/** Whether `certificatePem` was signed by `ca` (false after a CA replacement). */
+export function issuedBy(certificatePem: string, ca: CaKeyPair): boolean {
+  const cert = new X509Certificate(certificatePem);
+  const caCert = new X509Certificate(ca.certificatePem);
+  return cert.checkIssued(caCert) && cert.verify(caCert.publicKey);
 }

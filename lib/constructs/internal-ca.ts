@@ -8,12 +8,15 @@
  *   get as INTERNAL_CA_PEM.
  * - InternalCertificate (regional stacks): a server certificate issued in the region from the CA
  *   secret's replica, imported into ACM for the ALB listener, and its key pair in a regional secret for
- *   the pods' HTTPS listeners.
+ *   the pods' HTTPS listeners. A daily EventBridge schedule renews it in place 30 days before its end
+ *   (same ACM ARN, same secret; the pods reload the secret), so no deploy is needed to keep it valid.
  * Private keys exist only in Secrets Manager and ACM, never in a template, an attribute or a log.
  */
 import { CustomResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -22,6 +25,7 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../config.js';
+import type { CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import { internalCaSecretName } from '../names.js';
 import { PlatformFunction } from './platform-function.js';
 
@@ -146,8 +150,8 @@ export interface InternalCertificateProps {
   /** DNS names of the certificate; the first is its common name. */
   readonly dnsNames: string[];
   /**
-   * Change this value to re-issue the certificate (same ACM ARN, new key pair). Certificates are valid
-   * 395 days: redeploy with a new value within a year (docs/global-stack.md "Internal CA").
+   * Change this value to re-issue the certificate at once (same ACM ARN, new key pair), e.g. after a
+   * suspected key exposure. Routine renewal needs no deploy: the daily schedule handles it.
    */
   readonly generation?: string;
 }
@@ -178,7 +182,7 @@ export class InternalCertificate extends Construct {
       {
         id: 'AwsSolutions-SMG4',
         reason:
-          'Renewed by re-issuing the certificate (InternalCertificate generation), which rewrites this secret',
+          'Renewed in place by the daily InternalCertificate renewal schedule (30 days before expiry), which rewrites this secret',
       },
     ]);
     this.keyPairSecret = keyPair;
@@ -186,6 +190,7 @@ export class InternalCertificate extends Construct {
     const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', internalCaSecretName(config));
     const provider = InternalCaProvider.of(this);
     caSecret.grantRead(provider.handler);
+    keyPair.grantRead(provider.handler);
     keyPair.grantWrite(provider.handler);
     const certificates = stack.formatArn({ service: 'acm', resource: 'certificate', resourceName: '*' });
     provider.handler.addToRolePolicy(
@@ -226,5 +231,34 @@ export class InternalCertificate extends Construct {
     this.certificateArn = resource.getAttString('CertificateArn');
     this.caCertificatePem = resource.getAttString('CaCertificatePem');
     this.certificate = Certificate.fromCertificateArn(this, 'Certificate', this.certificateArn);
+
+    // Daily: the handler re-issues only within 30 days of the end (or after a name change), so a
+    // failed day is retried by the next with a month of margin; failures are error logs of the function.
+    const renewalInput: CertificateRenewalEvent = {
+      Kind: 'CertificateRenewal',
+      CertificateArn: this.certificateArn,
+      CaSecretId: internalCaSecretName(config),
+      KeyPairSecretId: keyPair.secretArn,
+      DnsNames: props.dnsNames,
+    };
+    const renewal = new Rule(this, 'Renewal', {
+      description: `Renews the internal certificate for ${props.dnsNames[0]} before it expires`,
+      schedule: Schedule.rate(Duration.days(1)),
+    });
+    renewal.addTarget(
+      new LambdaFunction(provider.handler, {
+        event: RuleTargetInput.fromObject(renewalInput),
+        retryAttempts: 2,
+        maxEventAge: Duration.hours(1),
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(renewal, [
+      {
+        id: 'Serverless-EventBusDLQ',
+        reason:
+          'A missed daily renewal needs no replay: the next day re-checks the certificate, which is renewed ' +
+          '30 days before its end; a failed run shows in the function Errors metric and its error log',
+      },
+    ]);
   }
 }

@@ -393,6 +393,33 @@ describe('default config (commercial partition, regional API closed to the accou
       });
     });
 
+    test('the certificate renews itself: a daily schedule invokes the internal-CA function in place', () => {
+      const [certificateId, certificate] =
+        resources(template, 'Custom::InternalCa').find(([id]) => id.startsWith('AlbCertificate')) ?? [];
+      const rules = resources(template, 'AWS::Events::Rule').filter(([id]) =>
+        id.startsWith('AlbCertificate'),
+      );
+      expect(rules).toHaveLength(1);
+      const [, rule] = rules[0]!;
+      expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(1 day)', State: 'ENABLED' });
+      const [target] = rule.Properties.Targets as Record<string, unknown>[];
+      expect(target).toMatchObject({
+        Arn: { 'Fn::GetAtt': [expect.stringMatching(/^InternalCaProviderHandler/), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+      });
+      // The input names the same ACM certificate, CA replica, key-pair secret and names as the resource.
+      const input = JSON.stringify(target?.Input);
+      expect(input).toContain('CertificateRenewal');
+      expect(input).toContain(`"${certificateId}","CertificateArn"`);
+      expect(input).toContain(JSON.stringify(certificate?.Properties.CaSecretId).slice(1, -1));
+      expect(input).toContain('backend.gco.gco.internal');
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AlbCertificateRenewal'), 'Arn'] },
+      });
+    });
+
     test('listener rules equal lib/routing.ts listenerRules(): priorities by prefix length, path patterns, target', () => {
       const tgs = targetGroupIds(template);
       const rules = resources(template, 'AWS::ElasticLoadBalancingV2::ListenerRule').map(

@@ -7,13 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { connect, type TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { pino } from 'pino';
-import { closeHttps, HTTPS_KEEP_ALIVE_TIMEOUT_MS, serveHttps } from '../../cluster/shared/listen.js';
+import { closeHttps, HTTPS_KEEP_ALIVE_TIMEOUT_MS, listen, serveHttps } from '../../cluster/shared/listen.js';
 import { createService, type Service } from '../../cluster/shared/service.js';
 import { loadTls, tlsFromSecret, type TlsMaterial } from '../../cluster/shared/tls-secret.js';
 import { createTestCa, type TestCa } from '../../lib/local/tls.js';
@@ -131,6 +133,107 @@ describe('a service listening with the key pair from TLS_SECRET_ARN', () => {
   test('idle connections outlive the ALB idle timeout (300 s)', () => {
     expect(server.keepAliveTimeout).toBe(HTTPS_KEEP_ALIVE_TIMEOUT_MS);
     expect(HTTPS_KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(300_000);
+  });
+});
+
+/** The serial number of the certificate a fresh TLS connection to 127.0.0.1:port is served. */
+function servedSerial(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: SERVICE_NAME }, () => {
+      const serial = socket.getPeerCertificate().serialNumber;
+      socket.end();
+      resolve(serial);
+    });
+    socket.once('error', reject);
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  // Bounded by the test timeout, not by a wall-clock assertion.
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a renewed certificate in the secret is served without a restart', () => {
+  test('the listener swaps it in; failed reads keep the current one; closing stops the reloads', async () => {
+    const ca = createTestCa('gco internal CA (renewal)');
+    const first = keyPairSecret(ca, [SERVICE_NAME]);
+    const renewed = keyPairSecret(ca, [SERVICE_NAME]);
+    const serialOf = (secret: string) =>
+      new X509Certificate((JSON.parse(secret) as { certificatePem: string }).certificatePem).serialNumber;
+    secrets.reset();
+    let current: () => Promise<{ SecretString: string }> = async () => ({ SecretString: first });
+    secrets.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).callsFake(() => current());
+    const logs: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        logs.push(chunk.toString());
+        cb();
+      },
+    });
+    const service = await createService({
+      name: 'tls-reload',
+      version: '1.0.0',
+      description: 'reload',
+      envelope: false,
+      logger: pino({ level: 'info' }, sink),
+      routes: () => undefined,
+    });
+    const material = await loadTls({ TLS_SECRET_ARN: SECRET_ARN }, client);
+    if (!material) throw new Error('loadTls returned nothing for TLS_SECRET_ARN');
+    const server = await serveHttps(service, material, {
+      host: '127.0.0.1',
+      port: 0,
+      tlsReloadIntervalMs: 25,
+    });
+    const { port } = server.address() as AddressInfo;
+    try {
+      expect(await servedSerial(port, ca.cert)).toBe(serialOf(first));
+
+      current = async () => ({ SecretString: renewed });
+      await eventually(
+        () => servedSerial(port, ca.cert),
+        (serial) => serial === serialOf(renewed),
+      );
+      expect(logs.join('')).toContain('TLS certificate reloaded');
+
+      // Secrets Manager refusing, then a broken value: warnings, and the renewed certificate stays.
+      current = async () => {
+        throw new Error('AccessDeniedException: not authorized');
+      };
+      await eventually(
+        async () => logs.join(''),
+        (text) => text.includes('reload failed'),
+      );
+      current = async () => ({ SecretString: '{"certificatePem":"nope"}' });
+      await eventually(
+        async () => logs.join(''),
+        (text) => text.includes('lacks privateKeyPem'),
+      );
+      expect(await servedSerial(port, ca.cert)).toBe(serialOf(renewed));
+      expect(logs.join('')).not.toContain('PRIVATE KEY');
+    } finally {
+      await closeHttps(server, service);
+    }
+    const reads = secrets.commandCalls(GetSecretValueCommand).length;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(reads);
+  });
+
+  test('TLS_RELOAD_INTERVAL_SECONDS out of range is a configuration error at startup', async () => {
+    const ca = createTestCa('gco internal CA (config)');
+    const issued = ca.issue([SERVICE_NAME]);
+    const service = await minimalService();
+    try {
+      await expect(
+        listen(service, { HOST: '127.0.0.1', PORT: '0', TLS_RELOAD_INTERVAL_SECONDS: '0' }, issued),
+      ).rejects.toThrow(/TLS_RELOAD_INTERVAL_SECONDS/);
+    } finally {
+      await service.app.close();
+    }
   });
 });
 

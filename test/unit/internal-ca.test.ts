@@ -22,12 +22,13 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import forge from 'node-forge';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { createHandler } from '../../lambda/internal-ca/index.js';
+import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import {
   CA_VALIDITY_DAYS,
   certificateSerial,
   generateCa,
   issueServerCertificate,
+  SERVER_VALIDITY_DAYS,
   usableCa,
 } from '../../lambda/internal-ca/pki.js';
 import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
@@ -74,7 +75,7 @@ const certProps = {
   DnsNames: [HOST],
 };
 
-function setup(stored: Record<string, string> = {}) {
+function setup(stored: Record<string, string> = {}, now?: () => Date) {
   const secrets = mockClient(SecretsManagerClient);
   const acm = mockClient(ACMClient);
   const values = new Map(Object.entries(stored));
@@ -96,9 +97,10 @@ function setup(stored: Record<string, string> = {}) {
     secrets: new SecretsManagerClient({}),
     acm: new ACMClient({}),
     logger,
-    generateCa: (name, now) => {
+    ...(now ? { now } : {}),
+    generateCa: (name, at) => {
       generated++;
-      return generateCa(name, now);
+      return generateCa(name, at);
     },
   });
   return { secrets, acm, values, logger, handler, generatedCount: () => generated };
@@ -294,6 +296,95 @@ describe('Certificate', () => {
   });
 });
 
+describe('CertificateRenewal (the daily schedule)', () => {
+  const renewal: CertificateRenewalEvent = {
+    Kind: 'CertificateRenewal',
+    CertificateArn: CERT_ARN,
+    CaSecretId: CA_SECRET,
+    KeyPairSecretId: KEY_PAIR_SECRET,
+    DnsNames: [HOST],
+  };
+  // The test CA is valid from a few minutes before now: issue from now on.
+  const issuedAt = new Date();
+  const stored = (names: readonly string[] = [HOST], from: CaKeyPair = ca) =>
+    JSON.stringify(issueServerCertificate(from, names, issuedAt));
+  const serialOf = (secret: string | undefined) =>
+    new X509Certificate((JSON.parse(secret ?? '') as ServerKeyPair).certificatePem).serialNumber;
+
+  test('a certificate more than 30 days from its end is left alone: no import, secret unchanged', async () => {
+    const current = stored();
+    const at = new Date(issuedAt.getTime() + (SERVER_VALIDITY_DAYS - 31) * DAY_MS);
+    const { handler, acm, values } = setup(
+      { [CA_SECRET]: JSON.stringify(ca), [KEY_PAIR_SECRET]: current },
+      () => at,
+    );
+    expect(await handler(renewal)).toEqual({ Renewed: false });
+    expect(acm.commandCalls(ImportCertificateCommand)).toHaveLength(0);
+    expect(values.get(KEY_PAIR_SECRET)).toBe(current);
+  });
+
+  test('within 30 days of its end it is re-issued into the same ACM ARN and secret, valid from now', async () => {
+    const current = stored();
+    const at = new Date(issuedAt.getTime() + (SERVER_VALIDITY_DAYS - 29) * DAY_MS);
+    const { handler, acm, values, logger } = setup(
+      { [CA_SECRET]: JSON.stringify(ca), [KEY_PAIR_SECRET]: current },
+      () => at,
+    );
+    const out = await handler(renewal);
+    expect(out).toEqual({ Renewed: true, Reason: 'expiring' });
+    const calls = acm.commandCalls(ImportCertificateCommand);
+    expect(calls.map((c) => c.args[0].input.CertificateArn)).toEqual([CERT_ARN]);
+    const pair = JSON.parse(values.get(KEY_PAIR_SECRET) ?? '') as ServerKeyPair;
+    expect(serialOf(values.get(KEY_PAIR_SECRET))).not.toBe(serialOf(current));
+    const cert = new X509Certificate(pair.certificatePem);
+    expect(cert.checkIssued(new X509Certificate(ca.certificatePem))).toBe(true);
+    expect(new Date(cert.validTo).getTime()).toBeGreaterThan(at.getTime() + 365 * DAY_MS);
+    expect(new TextDecoder().decode(calls[0]?.args[0].input.Certificate)).toBe(pair.certificatePem);
+    expect(JSON.stringify(out) + logger.text()).not.toContain('PRIVATE KEY');
+  });
+
+  test.each([
+    {
+      name: 'a certificate for other names',
+      make: () => stored(['old.gco.internal']),
+      reason: 'names changed',
+    },
+    { name: 'no key pair in the secret', make: () => undefined, reason: 'no key pair stored' },
+    { name: 'a key pair that is not JSON', make: () => 'garbage', reason: 'no key pair stored' },
+  ])('$name is re-issued ($reason)', async ({ make, reason }) => {
+    const value = make();
+    const { handler, acm } = setup(
+      { [CA_SECRET]: JSON.stringify(ca), ...(value !== undefined ? { [KEY_PAIR_SECRET]: value } : {}) },
+      () => new Date(issuedAt.getTime() + DAY_MS),
+    );
+    expect(await handler(renewal)).toEqual({ Renewed: true, Reason: reason });
+    expect(acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input.CertificateArn).toBe(CERT_ARN);
+  });
+
+  test('a valid certificate of a replaced CA is kept, with a warning to deploy a new generation', async () => {
+    // Switching CAs alone would break the proxies, which trust the CA their stack was deployed with.
+    const current = stored([HOST], generateCa('replaced CA'));
+    const { handler, acm, values, logger } = setup(
+      { [CA_SECRET]: JSON.stringify(ca), [KEY_PAIR_SECRET]: current },
+      () => new Date(issuedAt.getTime() + DAY_MS),
+    );
+    expect(await handler(renewal)).toEqual({ Renewed: false });
+    expect(acm.calls()).toHaveLength(0);
+    expect(values.get(KEY_PAIR_SECRET)).toBe(current);
+    expect(logger.text()).toContain('certificate from a replaced CA');
+  });
+
+  test('a malformed schedule input fails loudly (logged, nothing imported)', async () => {
+    const { handler, acm, logger } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    await expect(handler({ ...renewal, CertificateArn: 'placeholder' })).rejects.toThrow(
+      /ACM certificate ARN/,
+    );
+    await expect(handler({ ...renewal, DnsNames: [] })).rejects.toThrow(/DnsNames is required/);
+    expect(acm.calls()).toHaveLength(0);
+    expect(logger.text()).toContain('certificate renewal failed');
+  });
+});
+
 test('an unknown kind or a missing property is refused', async () => {
   const { handler } = setup({ [CA_SECRET]: JSON.stringify(ca) });
   await expect(handler(event('Create', { Kind: 'Other' }))).rejects.toThrow(/Kind must be/);
@@ -313,9 +404,9 @@ describe('certificate serials', () => {
   // Regression: a serial written as "0" + 30 hex digits became a DER INTEGER with a 0x00 pad before a
   // byte below 0x80 about half the time; OpenSSL rejects that ("illegal padding") and TLS clients then
   // fail with "unable to verify the first certificate".
-  test.each([0x00, 0x01, 0x3f, 0x7f, 0x80, 0xff])(
+  test.each([0x00, 0x01, 0x3f, 0x7f, 0x80, 0xff].map((b) => [b.toString(16).padStart(2, '0'), b] as const))(
     'a serial whose random first byte is 0x%s encodes as minimal positive DER that OpenSSL parses',
-    (first) => {
+    (_hex, first) => {
       const random = (size: number): Buffer => Buffer.from([first, ...Array<number>(size - 1).fill(0x5a)]);
       const hex = certificateSerial(random);
       expect(hex).toMatch(/^[4-7][0-9a-f]{31}$/);
