@@ -53,12 +53,19 @@ export interface RouteDefinition {
   readonly integration: RouteIntegration;
 }
 
+/** Stage throttling (`api_gateway.throttling_*`): a token bucket of `burstLimit` filled at `rateLimit`/s. */
+export interface StageThrottling {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 export interface ApiDefinition {
   readonly id: ApiId;
   readonly title: string;
   readonly version: string;
   readonly endpointType: 'EDGE' | 'REGIONAL';
   readonly stage: string;
+  readonly throttling: StageThrottling;
   readonly routes: readonly RouteDefinition[];
 }
 
@@ -114,6 +121,11 @@ function inferenceRoutes(): RouteDefinition[] {
  * Global API (EDGE). Aggregate routes always; the accelerator-backed catch-alls only where the partition
  * has Global Accelerator; the studio routes only with the analytics environment.
  */
+const stageThrottling = (config: PlatformConfig): StageThrottling => ({
+  rateLimit: config.apiGateway.throttlingRateLimit,
+  burstLimit: config.apiGateway.throttlingBurstLimit,
+});
+
 export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
   const aggregate = (method: HttpMethod, name: string, operationId: string): RouteDefinition => ({
     path: `/api/v1/global/${name}`,
@@ -156,6 +168,7 @@ export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
     // Edge-optimized APIs exist only in the commercial partition (not in aws-cn or AWS GovCloud (US)).
     endpointType: config.partition.partition === 'aws' ? 'EDGE' : 'REGIONAL',
     stage: config.stage,
+    throttling: stageThrottling(config),
     routes,
   };
 }
@@ -168,6 +181,7 @@ export function regionalApiDefinition(config: PlatformConfig): ApiDefinition {
     version: '1.0.0',
     endpointType: 'REGIONAL',
     stage: config.stage,
+    throttling: stageThrottling(config),
     routes: [
       ...controlPlaneRoutes(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
       ...inferenceRoutes(),
@@ -203,6 +217,7 @@ export function analyticsApiDefinition(config: PlatformConfig): ApiDefinition {
     version: '1.0.0',
     endpointType: 'REGIONAL',
     stage: config.analyticsApi.stage,
+    throttling: stageThrottling(config),
     routes: [
       admin('POST', '/applications', 'createApplication'),
       admin('GET', '/applications', 'listApplications'),

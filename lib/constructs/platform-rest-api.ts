@@ -23,14 +23,8 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { ApiDefinition, RouteAuth, RouteDefinition, RouteHandler } from '../api-routes.js';
 
-export interface StageThrottling {
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-}
-
 export interface PlatformRestApiProps {
   readonly definition: ApiDefinition;
-  readonly throttling: StageThrottling;
   /** The function behind every Lambda route of the definition (missing one = synth error). */
   readonly functions: Partial<Record<RouteHandler, IFunction>>;
   /** Authorizers for `cognito` and `analytics-api-key` routes (missing one = synth error). */
@@ -98,8 +92,8 @@ export class PlatformRestApi extends Construct {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: definition.stage,
-        throttlingRateLimit: props.throttling.rateLimit,
-        throttlingBurstLimit: props.throttling.burstLimit,
+        throttlingRateLimit: definition.throttling.rateLimit,
+        throttlingBurstLimit: definition.throttling.burstLimit,
         loggingLevel: MethodLoggingLevel.INFO,
         dataTraceEnabled: false,
         metricsEnabled: true,

@@ -69,10 +69,6 @@ export class RegionalApi extends Construct {
     const stack = Stack.of(this);
     this.api = new PlatformRestApi(this, 'Api', {
       definition: regionalApiDefinition(config),
-      throttling: {
-        rateLimit: config.apiGateway.throttlingRateLimit,
-        burstLimit: config.apiGateway.throttlingBurstLimit,
-      },
       functions: {
         'control-plane-proxy': props.controlPlaneProxy,
         'inference-stream-proxy': props.inferenceProxy,

@@ -227,10 +227,6 @@ export class AnalyticsStack extends Stack {
     this.restApi = new PlatformRestApi(this, 'Api', {
       definition,
       restApiName: `${project}-analytics`,
-      throttling: {
-        rateLimit: config.apiGateway.throttlingRateLimit,
-        burstLimit: config.apiGateway.throttlingBurstLimit,
-      },
       functions: {
         'analytics-admin': admin,
         'analytics-events': events,

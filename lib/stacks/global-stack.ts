@@ -295,10 +295,6 @@ export class GlobalStack extends Stack {
     this.api = new PlatformRestApi(this, 'GlobalApi', {
       definition: this.apiDefinition,
       restApiName: `${p}-global`,
-      throttling: {
-        rateLimit: config.apiGateway.throttlingRateLimit,
-        burstLimit: config.apiGateway.throttlingBurstLimit,
-      },
       functions: functions,
       ...(this.studio ? { authorizers: { cognito: this.studio.authorizer } } : {}),
       policy,

@@ -20,6 +20,7 @@ export const MESSAGES = {
   forbidden: 'Forbidden',
   unauthorized: 'Unauthorized',
   tooLarge: 'Request Too Long',
+  tooManyRequests: 'Too Many Requests',
   notAuthorized: 'User is not authorized to access this resource',
   explicitDeny: 'User is not authorized to access this resource with an explicit deny',
 } as const;

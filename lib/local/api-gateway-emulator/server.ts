@@ -1,9 +1,9 @@
 /**
  * One REST API stage on 127.0.0.1, served from its ApiDefinition: `http://127.0.0.1:<port>/<stage>/…`.
- * Per request: stage → resource/method (RouteTable) → authorization (SigV4 for `iam`, the REQUEST
- * authorizer for `analytics-api-key`, nothing for `none`) → integration (mock, buffered Lambda with the
- * integration timeout, or streaming Lambda piped through as it writes). Errors are API Gateway's gateway
- * responses. Limits versus the real service: docs/local-platform.md.
+ * Per request: stage → resource/method (RouteTable) → stage throttle (429) → authorization (SigV4 for
+ * `iam`, the REQUEST authorizer for `analytics-api-key`, nothing for `none`) → integration (mock, buffered
+ * Lambda with the integration timeout, or streaming Lambda piped through as it writes). Errors are API
+ * Gateway's gateway responses. Limits versus the real service: docs/local-platform.md.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -33,6 +33,7 @@ import {
   type HttpAnswer,
 } from './responses.js';
 import { RouteTable } from './routes.js';
+import { StageThrottle } from './throttle.js';
 
 /** API Gateway's request payload limit. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -149,6 +150,7 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
     authorizers.set(auth, new RequestAuthorizer({ ...options, now }));
   }
   const functionName = opts.functionName ?? ((handler: RouteHandler) => handler);
+  const throttle = new StageThrottle(opts.api.throttling, now);
   const stagePrefix = `/${opts.api.stage}`;
   let port = 0;
 
@@ -223,6 +225,9 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
     }
     const route = match.route;
     log.resourcePath = match.resourcePath;
+    if (!throttle.take()) {
+      return finish(gatewayError(429, 'TooManyRequestsException', MESSAGES.tooManyRequests));
+    }
     const info: RequestInfo = {
       requestId,
       extendedRequestId: randomBytes(6).toString('base64'),

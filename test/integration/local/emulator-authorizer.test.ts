@@ -20,6 +20,7 @@ const definition: ApiDefinition = {
   version: '1.0.0',
   endpointType: 'REGIONAL',
   stage: 'live',
+  throttling: { rateLimit: 10_000, burstLimit: 10_000 },
   routes: [
     {
       path: '/applications/{APPLICATION_ID}/events',

@@ -30,6 +30,7 @@ const definition: ApiDefinition = {
   version: '1.0.0',
   endpointType: 'REGIONAL',
   stage: 'prod',
+  throttling: { rateLimit: 10_000, burstLimit: 10_000 },
   routes: [
     {
       path: '/echo/{proxy+}',
@@ -296,5 +297,51 @@ describe('response streaming', () => {
     expect([crashed.status, crashed.json]).toEqual([502, { message: 'Internal server error' }]);
     const silent = await rawRequest(`${api.url}/stream/silent`);
     expect([silent.status, silent.json]).toEqual([504, { message: 'Endpoint request timed out' }]);
+  });
+});
+
+describe('stage throttling', () => {
+  test('a token bucket of burstLimit refilled at rateLimit/s: 429 over it, before the function runs', async () => {
+    let clock = 1_000_000;
+    let invocations = 0;
+    const throttled = await startApiGatewayEmulator({
+      api: { ...definition, throttling: { rateLimit: 2, burstLimit: 3 } },
+      region: REGION,
+      accountId: '000000000000',
+      credentials,
+      now: () => clock,
+      lambdas: {
+        'control-plane-proxy': { kind: 'buffered', handler: echo },
+        aggregator: {
+          kind: 'buffered',
+          handler: async () => {
+            invocations += 1;
+            return { statusCode: 200, body: 'ok' };
+          },
+        },
+        'inference-stream-proxy': { kind: 'streaming', handler: streamer },
+      },
+    });
+    try {
+      const call = () => rawRequest(`${throttled.url}/slow`);
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call()).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await call();
+      expect(refused.status).toBe(429);
+      expect(refused.headers['x-amzn-errortype']).toBe('TooManyRequestsException');
+      expect(refused.json).toEqual({ message: 'Too Many Requests' });
+      expect(invocations).toBe(3);
+      // Half a second refills one token at 2/s; a second refills two, never beyond the burst.
+      clock += 500;
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(429);
+      clock += 60_000;
+      const after = [];
+      for (let i = 0; i < 4; i++) after.push((await call()).status);
+      expect(after).toEqual([200, 200, 200, 429]);
+    } finally {
+      await throttled.close();
+    }
   });
 });
