@@ -160,6 +160,7 @@ export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
         aggregator: { kind: 'buffered', handler: aggregator },
       },
       functionName: (handler) => `${config.projectName}-global-${handler}`,
+      ...(config.waf.enabled ? { waf: config.waf } : {}),
       ...(opts.onAccessLog ? { onAccessLog: (e: AccessLogEntry) => opts.onAccessLog?.('global', e) } : {}),
     });
     started.push(globalApi);

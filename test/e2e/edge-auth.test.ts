@@ -112,3 +112,38 @@ describe('requests the edge refuses', () => {
     }
   });
 });
+
+describe('the global API web ACL (waf.max_body_size_bytes, default 64 KiB)', () => {
+  const oversized = JSON.stringify({ manifests: [], namespace: 'svc-jobs', padding: 'x'.repeat(70 * 1024) });
+
+  test('a control-plane body over the cap is refused by WAF (403) before signature or function', async () => {
+    const reply = await edge.global({
+      method: 'POST',
+      path: '/api/v1/manifests',
+      headers: { 'content-type': 'application/json' },
+      body: oversized,
+    });
+    expect([reply.status, reply.json]).toEqual([403, { message: 'Forbidden' }]);
+  });
+
+  test('the same body on an inference route passes WAF; the regional API has no web ACL', async () => {
+    const inference = await edge.global({
+      method: 'POST',
+      path: '/inference/no-such-endpoint/v1/completions',
+      headers: { 'content-type': 'application/json' },
+      body: oversized,
+    });
+    // It reached the cluster: the inference proxy answers for the unknown endpoint.
+    expect([inference.status, inference.json]).toEqual([
+      404,
+      { detail: "Inference endpoint 'no-such-endpoint' not found" },
+    ]);
+    const regional = await edge.regional(REGION, {
+      method: 'POST',
+      path: '/api/v1/manifests',
+      headers: { 'content-type': 'application/json' },
+      body: oversized,
+    });
+    expect([regional.status, regional.json.success]).toEqual([200, true]);
+  });
+});

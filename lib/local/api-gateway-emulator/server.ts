@@ -1,9 +1,10 @@
 /**
  * One REST API stage on 127.0.0.1, served from its ApiDefinition: `http://127.0.0.1:<port>/<stage>/…`.
- * Per request: stage → resource/method (RouteTable) → stage throttle (429) → authorization (SigV4 for
- * `iam`, the REQUEST authorizer for `analytics-api-key`, nothing for `none`) → integration (mock, buffered
- * Lambda with the integration timeout, or streaming Lambda piped through as it writes). Errors are API
- * Gateway's gateway responses. Limits versus the real service: docs/local-platform.md.
+ * Per request: WAF (the global API's platform rules, 403) → stage → resource/method (RouteTable) → stage
+ * throttle (429) → authorization (SigV4 for `iam`, the REQUEST authorizer for `analytics-api-key`,
+ * nothing for `none`) → integration (mock, buffered Lambda with the integration timeout, or streaming
+ * Lambda piped through as it writes). Errors are API Gateway's gateway responses. Limits versus the real
+ * service: docs/local-platform.md.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -34,6 +35,7 @@ import {
 } from './responses.js';
 import { RouteTable } from './routes.js';
 import { StageThrottle } from './throttle.js';
+import { LocalWaf, type LocalWafOptions, type WafRule } from './waf.js';
 
 /** API Gateway's request payload limit. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -52,6 +54,8 @@ export interface AccessLogEntry {
   errorType: string | null;
   principal: string | null;
   latencyMs: number;
+  /** The WAF rule that blocked the request, if one did. */
+  wafRule?: WafRule;
 }
 
 export interface ApiGatewayEmulatorOptions {
@@ -73,6 +77,8 @@ export interface ApiGatewayEmulatorOptions {
   port?: number;
   now?: () => number;
   onAccessLog?: (entry: AccessLogEntry) => void;
+  /** The web ACL's platform rules in front of the stage (the global API when `waf.enabled`). */
+  waf?: LocalWafOptions['waf'];
 }
 
 export interface ApiGatewayEmulator {
@@ -151,6 +157,7 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
   }
   const functionName = opts.functionName ?? ((handler: RouteHandler) => handler);
   const throttle = new StageThrottle(opts.api.throttling, now);
+  const waf = opts.waf ? new LocalWaf({ waf: opts.waf, stage: opts.api.stage, now }) : undefined;
   const stagePrefix = `/${opts.api.stage}`;
   let port = 0;
 
@@ -206,6 +213,11 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
       return;
     }
 
+    const blockedBy = waf?.inspect(sourceIp, fullPath, body.length);
+    if (blockedBy !== undefined) {
+      log.wafRule = blockedBy;
+      return finish(gatewayError(403, 'ForbiddenException', MESSAGES.forbidden));
+    }
     if (fullPath !== stagePrefix && !fullPath.startsWith(`${stagePrefix}/`)) {
       return finish(gatewayError(403, 'ForbiddenException', MESSAGES.forbidden));
     }

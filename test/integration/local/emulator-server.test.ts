@@ -11,6 +11,7 @@ import type { ApiDefinition } from '../../../lib/api-routes.js';
 import { createLocalCredentials } from '../../../lib/local/credentials.js';
 import {
   startApiGatewayEmulator,
+  type AccessLogEntry,
   type ApiGatewayEmulator,
 } from '../../../lib/local/api-gateway-emulator/index.js';
 import { HttpResponseStream, streamifyResponse } from '../../../lambda/shared/streaming.js';
@@ -343,5 +344,78 @@ describe('stage throttling', () => {
     } finally {
       await throttled.close();
     }
+  });
+});
+
+describe('the global API web ACL (platform rules 0 and 1)', () => {
+  async function withWaf(
+    waf: { rateLimitPerIp: number; maxBodySizeBytes: number },
+    run: (api: ApiGatewayEmulator, logs: AccessLogEntry[], advance: (ms: number) => void) => Promise<void>,
+  ): Promise<void> {
+    let clock = 5_000_000;
+    const logs: AccessLogEntry[] = [];
+    const guarded = await startApiGatewayEmulator({
+      api: definition,
+      region: REGION,
+      accountId: '000000000000',
+      credentials,
+      now: () => clock,
+      waf,
+      onAccessLog: (entry) => logs.push(entry),
+      lambdas: {
+        'control-plane-proxy': { kind: 'buffered', handler: echo },
+        aggregator: { kind: 'buffered', handler: async () => ({ statusCode: 200, body: 'ok' }) },
+        'inference-stream-proxy': { kind: 'streaming', handler: streamer },
+      },
+    });
+    try {
+      await run(guarded, logs, (ms) => (clock += ms));
+    } finally {
+      await guarded.close();
+    }
+  }
+  const post = (api: ApiGatewayEmulator, path: string, bytes: number) =>
+    rawRequest(`${api.url.slice(0, -'/prod'.length)}${path}`, {
+      method: 'POST',
+      body: Buffer.alloc(bytes, 0x61),
+    });
+
+  test('a body over the cap is blocked (403 Forbidden) except under /<stage>/inference/, after decoding and normalizing', async () => {
+    await withWaf({ rateLimitPerIp: 1_000, maxBodySizeBytes: 100 }, async (api, logs) => {
+      const blocked = await post(api, '/prod/open', 101);
+      expect([blocked.status, blocked.json, blocked.headers['x-amzn-errortype']]).toEqual([
+        403,
+        { message: 'Forbidden' },
+        'ForbiddenException',
+      ]);
+      expect(logs.at(-1)?.wafRule).toBe('BodySizeLimitNonInference');
+      // At the cap it passes WAF (and reaches routing: POST /open is no method of the API).
+      expect((await post(api, '/prod/open', 100)).headers['x-amzn-errortype']).toBe(
+        'MissingAuthenticationTokenException',
+      );
+      for (const path of ['/prod/inference/m', '/prod/x/../inference/m', '/prod/%69nference/m']) {
+        const exempt = await post(api, path, 5_000);
+        expect([path, exempt.headers['x-amzn-errortype']]).toEqual([
+          path,
+          'MissingAuthenticationTokenException',
+        ]);
+      }
+      // A path that only starts like the inference prefix before normalization is not exempt.
+      await post(api, '/prod/inference/../open', 101);
+      expect(logs.at(-1)?.wafRule).toBe('BodySizeLimitNonInference');
+    });
+  });
+
+  test('more than the per-IP limit within 5 minutes is blocked until the window moves on', async () => {
+    await withWaf({ rateLimitPerIp: 3, maxBodySizeBytes: 100 }, async (api, logs, advance) => {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await rawRequest(`${api.url}/open`)).status);
+      expect(statuses).toEqual([200, 200, 200, 403]);
+      expect(logs.at(-1)?.wafRule).toBe('RateLimitPerIp');
+      advance(299_000);
+      expect((await rawRequest(`${api.url}/open`)).status).toBe(403);
+      advance(301_000);
+      expect((await rawRequest(`${api.url}/open`)).status).toBe(200);
+    });
   });
 });
