@@ -13,8 +13,8 @@
  *   `CaCertificatePem`. Delete removes the ACM certificate.
  * - `CertificateRenewal` (an EventBridge schedule of each regional stack, not CloudFormation): re-issues
  *   the region's certificate into the same ACM ARN and key-pair secret when it is within 30 days of its
- *   end or no longer matches its names; otherwise does nothing. The pods
- *   pick the new key pair up from the secret without a restart (cluster/shared/listen.ts).
+ *   end or no longer matches its names; otherwise does nothing. The pods pick the new key pair up from
+ *   the secret without a restart (cluster/shared/listen.ts).
  *
  * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
  */
