@@ -3,18 +3,16 @@
  * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the seed's shapes; every error is
  * `{"message":"…"}` naming the field or the missing resource. Rules: docs/analytics-api.md.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
 import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { EnvReader } from '../shared/proxy-config.js';
 import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { enabledInput, namedInput, pathId } from '../shared/analytics/admin-input.js';
-import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
-import { ApplicationStore } from '../shared/analytics/applications-store.js';
-import { applicationsTable, authorizationsTable } from '../shared/analytics/config.js';
+import type { ApiKeyStore } from '../shared/analytics/api-key-store.js';
+import type { ApplicationStore } from '../shared/analytics/applications-store.js';
+import { keyStoresFromEnv } from '../shared/analytics/key-stores.js';
 import { jsonResult, rawBody } from '../shared/analytics/http.js';
 import { AdminOperations } from './operations.js';
 
@@ -135,14 +133,8 @@ export function createHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: AdminFromEnvOptions = {},
 ): AdminHandler {
-  const r = new EnvReader(env);
-  const applications = applicationsTable(r);
-  const authorizations = authorizationsTable(r);
-  r.finish();
-  const doc = DynamoDBDocumentClient.from(options.dynamodb ?? new DynamoDBClient({}));
   return createHandler({
-    applications: new ApplicationStore(doc, applications),
-    apiKeys: new ApiKeyStore(doc, authorizations),
+    ...keyStoresFromEnv(env, options.dynamodb),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyIndexWaitMs !== undefined ? { keyIndexWaitMs: options.keyIndexWaitMs } : {}),

@@ -14,17 +14,15 @@
  *   caches nothing, so a transient outage does not lock a valid key out for the TTL.
  * The key is never logged; a 6-character prefix of its hash identifies attempts in the logs.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { describeError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { EnvReader } from '../shared/proxy-config.js';
 import { lazyHandler } from '../shared/proxy-runtime.js';
 import { hashApiKey, isWellFormedApiKey, keyFingerprint } from '../shared/analytics/api-keys.js';
-import { ApiKeyStore } from '../shared/analytics/api-key-store.js';
-import { ApplicationStore } from '../shared/analytics/applications-store.js';
-import { applicationsTable, authorizationsTable } from '../shared/analytics/config.js';
+import type { ApiKeyStore } from '../shared/analytics/api-key-store.js';
+import type { ApplicationStore } from '../shared/analytics/applications-store.js';
+import { keyStoresFromEnv } from '../shared/analytics/key-stores.js';
 import { headerValue } from '../shared/analytics/http.js';
 import { allowPolicy, denyPolicy } from './policy.js';
 
@@ -134,14 +132,8 @@ export function createHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: AuthorizerFromEnvOptions = {},
 ): AuthorizerHandler {
-  const r = new EnvReader(env);
-  const applications = applicationsTable(r);
-  const authorizations = authorizationsTable(r);
-  r.finish();
-  const doc = DynamoDBDocumentClient.from(options.dynamodb ?? new DynamoDBClient({}));
   return createHandler({
-    applications: new ApplicationStore(doc, applications),
-    apiKeys: new ApiKeyStore(doc, authorizations),
+    ...keyStoresFromEnv(env, options.dynamodb),
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }
