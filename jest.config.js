@@ -11,4 +11,6 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/cdk.out/'],
   modulePathIgnorePatterns: ['<rootDir>/cdk.out/', '<rootDir>/.local/'],
   testTimeout: 30000,
+  // One worker per core (jest's default leaves one core idle); suites use random ports and own temp dirs.
+  maxWorkers: '100%',
 };

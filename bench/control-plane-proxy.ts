@@ -15,7 +15,7 @@ import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
 import { silentLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import { createTestCa } from '../lib/local/tls.js';
+import { createTestCa } from '../local/tls.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const BACKEND_NAME = 'backend.gco.gco.internal';

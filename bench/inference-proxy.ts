@@ -14,7 +14,7 @@ import { StaticEndpointSource } from '../cluster/inference-proxy/src/store.js';
 import { silentLogger } from '../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import { createTestCa } from '../lib/local/tls.js';
+import { createTestCa } from '../local/tls.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const STREAM_BYTES = 16 * 1024 * 1024;

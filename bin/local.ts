@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole platform on 127.0.0.1 (docs/local-platform.md; the program is lib/local/cli.ts).
+ * `npm start`: the whole platform on 127.0.0.1 (docs/local-platform.md; the program is local/cli.ts).
  *
  * Under tsx every one of the thousands of modules the platform loads goes through tsx's loader hooks,
  * which alone takes several seconds. So this launcher bundles the platform's TypeScript with esbuild
@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 process.stdout.write('gco-platform: starting the local platform on 127.0.0.1 …\n');
 
 if (process.env.LOCAL_BUNDLE === '0') {
-  const { main } = await import('../lib/local/cli.js');
+  const { main } = await import('../local/cli.js');
   await main({ ...process.env, GCO_LOCAL_STARTED_AT: String(startedAt) });
 } else {
   const { build } = await import('esbuild');
@@ -27,7 +27,7 @@ if (process.env.LOCAL_BUNDLE === '0') {
   const bundle = join(outDir, 'local.mjs');
   await build({
     stdin: {
-      contents: "import { main } from './lib/local/cli.ts';\nawait main();\n",
+      contents: "import { main } from './local/cli.ts';\nawait main();\n",
       resolveDir: root,
       sourcefile: 'npm-start.ts',
       loader: 'ts',

@@ -1,4 +1,4 @@
-// s3rver ships no type declarations; this covers the part of its API the project uses (lib/local/s3.ts).
+// s3rver ships no type declarations; this covers the part of its API the project uses (local/s3.ts).
 declare module 's3rver' {
   import type { AddressInfo } from 'node:net';
   interface S3rverOptions {

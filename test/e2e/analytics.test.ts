@@ -14,8 +14,8 @@ import {
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { analyticsStreamName } from '../../lib/analytics-resources.js';
-import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb.js';
-import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../lib/local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/dynamodb.js';
+import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest } from '../integration/local/support.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 

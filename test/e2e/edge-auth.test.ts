@@ -6,7 +6,7 @@
  * region's ALB.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform.js';
+import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest, signedRequest } from '../integration/local/support.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 

@@ -7,8 +7,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { signRequest } from '../../lambda/shared/sigv4.js';
-import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../lib/local/platform.js';
-import { tokenFor } from '../../lib/local/model-server.js';
+import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
+import { tokenFor } from '../../local/model-server.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 
 const REGION = 'us-east-1';

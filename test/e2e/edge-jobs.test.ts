@@ -4,7 +4,7 @@
  * simulator's clock, and a queued job submitted twice with one Idempotency-Key — one job, one run.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform.js';
+import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { edgeClient, poll, type EdgeClient } from './support/edge.js';
 
 let platform: LocalPlatform;

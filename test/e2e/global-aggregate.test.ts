@@ -5,7 +5,7 @@
  * in place — never dropped — while the other answers, and the accelerator keeps serving from it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform.js';
+import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { edgeClient, poll, type EdgeClient } from './support/edge.js';
 
 // The accelerator prefers the first region: taking that one down also proves it fails over.

@@ -11,7 +11,7 @@ import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
-} from '../../lib/local/kube-api-simulator/index.js';
+} from '../../local/kube-api-simulator/index.js';
 
 const KEY = 'integration-signing-key-abcdef0123456789';
 const CLIENT = fileURLToPath(new URL('../fixtures/envelope_client.py', import.meta.url));

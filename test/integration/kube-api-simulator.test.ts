@@ -15,13 +15,13 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 
-import type { KubeApiSimulator, KubeObject } from '../../lib/local/kube-api-simulator/index.js';
+import type { KubeApiSimulator, KubeObject } from '../../local/kube-api-simulator/index.js';
 import {
   CPU_NODE,
   GPU_NODE,
   kubeConfigFor,
   startKubeApiSimulator,
-} from '../../lib/local/kube-api-simulator/index.js';
+} from '../../local/kube-api-simulator/index.js';
 
 const NS = 'svc-jobs';
 

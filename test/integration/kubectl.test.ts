@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { KubeApiSimulator, KubeObject } from '../../lib/local/kube-api-simulator/index.js';
-import { CPU_NODE, GPU_NODE, startKubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
+import type { KubeApiSimulator, KubeObject } from '../../local/kube-api-simulator/index.js';
+import { CPU_NODE, GPU_NODE, startKubeApiSimulator } from '../../local/kube-api-simulator/index.js';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const kubectlInstalled = spawnSync(KUBECTL, ['version', '--client'], { stdio: 'ignore' }).error === undefined;

@@ -1,5 +1,5 @@
 import { DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startLocalDynamo } from '../../lib/local/dynamodb.js';
+import { startLocalDynamo } from '../../local/dynamodb.js';
 import { TABLES, tableName } from '../../lib/tables.js';
 
 test('dynalite on loopback holds every platform table as lib/tables.ts declares it', async () => {

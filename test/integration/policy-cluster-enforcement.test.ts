@@ -13,8 +13,8 @@ import {
   readClusterEnforcement,
   ValidationPolicy,
 } from '../../cluster/manifest-processor/src/policy/index.js';
-import type { KubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
-import { kubeConfigFor, startKubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
+import type { KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
+import { kubeConfigFor, startKubeApiSimulator } from '../../local/kube-api-simulator/index.js';
 
 let sim: KubeApiSimulator;
 let kc: KubeConfig;

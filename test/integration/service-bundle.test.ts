@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleService, CLUSTER_SERVICES, type ClusterServiceName } from '../../cluster/build.js';
 import { signEnvelope } from '../../lambda/shared/envelope.js';
-import { startLocalDynamo, type LocalDynamo } from '../../lib/local/dynamodb.js';
-import { startKubeApiSimulator, type KubeApiSimulator } from '../../lib/local/kube-api-simulator/index.js';
-import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../../lib/local/s3.js';
-import { createTestCa } from '../../lib/local/tls.js';
+import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
+import { startKubeApiSimulator, type KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
+import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../../local/s3.js';
+import { createTestCa } from '../../local/tls.js';
 
 const KEY = 'bundle-test-key-0123456789abcdef0123';
 

@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { closeHttps, HTTPS_KEEP_ALIVE_TIMEOUT_MS, listen, serveHttps } from '../../cluster/shared/listen.js';
 import { createService, type Service } from '../../cluster/shared/service.js';
 import { loadTls, tlsFromSecret, type TlsMaterial } from '../../cluster/shared/tls-secret.js';
-import { createTestCa, type TestCa } from '../../lib/local/tls.js';
+import { createTestCa, type TestCa } from '../../local/tls.js';
 
 const SECRET_ARN = 'arn:aws-test:secretsmanager:us-east-1:123456789012:secret:gco/tls-AbCdEf';
 const SERVICE_NAME = 'cost-monitor.gco-system.svc';

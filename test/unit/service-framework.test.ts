@@ -415,7 +415,7 @@ describe('cluster service framework', () => {
 
 describe('cluster service framework over TLS', () => {
   test('serves HTTPS with the given certificate (verified against the issuing CA)', async () => {
-    const { createTestCa } = await import('../../lib/local/tls.js');
+    const { createTestCa } = await import('../../local/tls.js');
     const { request } = await import('node:https');
     const ca = createTestCa();
     const service = await createService({

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { request, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createTestCa } from '../../lib/local/tls.js';
+import { createTestCa } from '../../local/tls.js';
 
 function get(port: number, ca: string, servername?: string): Promise<number> {
   return new Promise((resolve, reject) => {

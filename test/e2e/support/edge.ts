@@ -2,7 +2,7 @@
  * The e2e tests' only way in: SigV4-signed requests to the platform's API Gateway emulators, made with
  * the developer credentials the platform printed (lambda/shared/sigv4.ts signs, as any SDK would).
  */
-import type { LocalPlatform } from '../../../lib/local/platform.js';
+import type { LocalPlatform } from '../../../local/platform.js';
 import { signedRequest, type Reply, type SignedOptions } from '../../integration/local/support.js';
 
 export type { Reply } from '../../integration/local/support.js';

@@ -9,7 +9,7 @@ import { KinesisClient, type PutRecordsCommandInput } from '@aws-sdk/client-kine
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
-import { LOCAL_CREDENTIALS } from '../../../lib/local/dynamodb.js';
+import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
 import { tableName } from '../../../lib/tables.js';
 import { KinesisWriter, type StreamRecord } from '../../../lambda/analytics-events/kinesis-writer.js';
 import { validFixture, batchBody } from './fixtures.js';

@@ -1,8 +1,8 @@
-/** lib/local/kinesis.ts: kinesalite on loopback with the requested streams ACTIVE, read back over all shards. */
+/** local/kinesis.ts: kinesalite on loopback with the requested streams ACTIVE, read back over all shards. */
 import { createConnection } from 'node:net';
 import { DescribeStreamSummaryCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { expect, test } from '@jest/globals';
-import { startLocalKinesis } from '../../../lib/local/kinesis.js';
+import { startLocalKinesis } from '../../../local/kinesis.js';
 import { readStream } from './harness.js';
 
 test('streams are ACTIVE with their shard counts; records round-trip; close frees the port', async () => {

@@ -5,7 +5,7 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { BUCKET, startCostEnv, TestClock, waitFor, type CostEnv, type RunningMonitor } from './harness.js';
-import { closedPortUrl, CLUSTER, IDLE_PER_HOUR, WORKLOADS } from '../../../lib/local/opencost-stand-in.js';
+import { closedPortUrl, CLUSTER, IDLE_PER_HOUR, WORKLOADS } from '../../../local/opencost-stand-in.js';
 
 let env: CostEnv;
 let m: RunningMonitor;

@@ -9,10 +9,10 @@ import {
 } from '../../../cluster/cost-monitor/src/app.js';
 import type { CostMonitorConfig } from '../../../cluster/cost-monitor/src/config.js';
 import { silentLogger } from '../../../cluster/shared/logger.js';
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
-import { startLocalS3, type LocalS3 } from '../../../lib/local/s3.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
+import { startLocalS3, type LocalS3 } from '../../../local/s3.js';
 import { TABLES } from '../../../lib/tables.js';
-import { startOpenCostStandIn, type OpenCostStandIn } from '../../../lib/local/opencost-stand-in.js';
+import { startOpenCostStandIn, type OpenCostStandIn } from '../../../local/opencost-stand-in.js';
 
 export const BUCKET = 'gco-cost-reports-us-east-1';
 

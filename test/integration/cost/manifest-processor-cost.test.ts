@@ -11,7 +11,7 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa, type TestCa } from '../../../lib/local/tls.js';
+import { createTestCa, type TestCa } from '../../../local/tls.js';
 import {
   startCostEnv,
   TestClock,

@@ -5,7 +5,7 @@
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createTestCa } from '../../../lib/local/tls.js';
+import { createTestCa } from '../../../local/tls.js';
 import {
   closedPort,
   endpointRecord,

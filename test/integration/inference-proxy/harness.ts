@@ -20,7 +20,7 @@ import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/infe
 import { silentLogger } from '../../../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa, type IssuedCertificate, type TestCa } from '../../../lib/local/tls.js';
+import { createTestCa, type IssuedCertificate, type TestCa } from '../../../local/tls.js';
 import { TABLES } from '../../../lib/tables.js';
 
 export const KEY = 'inference-proxy-test-key-0123456789abcdef';

@@ -3,7 +3,7 @@
  * forwarded (running here, allowed path), where to (primary, canary, proxy service), with which headers,
  * and what a malformed record or an unavailable store answers.
  */
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { jsonOf } from '../../support/json.js';
 import {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   endpointRecord,
   putEndpoint,

@@ -21,7 +21,7 @@ import {
 import { createLogger } from '../../../lambda/shared/logger.js';
 import { secretsManagerKeySource } from '../../../lambda/shared/secrets-key-source.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa } from '../../../lib/local/tls.js';
+import { createTestCa } from '../../../local/tls.js';
 import {
   ACCOUNT,
   lambdaContext,

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type ServiceApp } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource, type SigningKeys } from '../../../lambda/shared/signing-keys.js';
-import type { IssuedCertificate, TestCa } from '../../../lib/local/tls.js';
+import type { IssuedCertificate, TestCa } from '../../../local/tls.js';
 
 export const BACKEND_NAME = 'backend.gco.gco.internal';
 export const KEY = 'integration-edge-signing-key-0123456789';

@@ -15,13 +15,15 @@ import {
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import {
   HTTP_INTEGRATION_CONTENT_TYPE,
-  invokeStreamingHandler,
   isStreamingHandler,
-  readHttpIntegrationResponse,
   streamifyResponse,
   type HttpIntegrationPrelude,
 } from '../../../lambda/shared/streaming.js';
-import { createTestCa } from '../../../lib/local/tls.js';
+import {
+  invokeStreamingHandler,
+  readHttpIntegrationResponse,
+} from '../../../local/api-gateway-emulator/response-stream.js';
+import { createTestCa } from '../../../local/tls.js';
 import {
   lambdaContext,
   memoryLogger,

@@ -8,8 +8,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startAlbRouter, type AlbRouter } from '../../../lib/local/alb-router.js';
-import { createTestCa } from '../../../lib/local/tls.js';
+import { startAlbRouter, type AlbRouter } from '../../../local/alb-router.js';
+import { createTestCa } from '../../../local/tls.js';
 
 const BACKEND = 'backend.gco.gco.internal';
 const ca = createTestCa('alb test CA');

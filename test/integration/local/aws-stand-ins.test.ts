@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { paginateDescribeLoadBalancers } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, GetParametersByPathCommand, PutParameterCommand } from '@aws-sdk/client-ssm';
-import { startAwsStandIns, type AwsStandIns } from '../../../lib/local/aws-stand-ins/index.js';
+import { startAwsStandIns, type AwsStandIns } from '../../../local/aws-stand-ins/index.js';
 
 let aws: AwsStandIns;
 

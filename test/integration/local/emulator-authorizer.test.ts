@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { ApiDefinition } from '../../../lib/api-routes.js';
-import { createLocalCredentials } from '../../../lib/local/credentials.js';
+import { createLocalCredentials } from '../../../local/credentials.js';
 import {
   startApiGatewayEmulator,
   type ApiGatewayEmulator,
-} from '../../../lib/local/api-gateway-emulator/index.js';
+} from '../../../local/api-gateway-emulator/index.js';
 import { lambdaIntegration, rawRequest } from './support.js';
 
 const definition: ApiDefinition = {

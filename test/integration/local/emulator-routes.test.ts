@@ -10,7 +10,7 @@ import {
   regionalApiDefinition,
 } from '../../../lib/api-routes.js';
 import { loadConfig } from '../../../lib/config.js';
-import { RouteTable } from '../../../lib/local/api-gateway-emulator/routes.js';
+import { RouteTable } from '../../../local/api-gateway-emulator/routes.js';
 
 const config = loadConfig({ regions: ['us-east-1'], analytics_api: { enabled: true } });
 const global = new RouteTable(globalApiDefinition(config));

@@ -8,12 +8,12 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { ApiDefinition } from '../../../lib/api-routes.js';
-import { createLocalCredentials } from '../../../lib/local/credentials.js';
+import { createLocalCredentials } from '../../../local/credentials.js';
 import {
   startApiGatewayEmulator,
   type AccessLogEntry,
   type ApiGatewayEmulator,
-} from '../../../lib/local/api-gateway-emulator/index.js';
+} from '../../../local/api-gateway-emulator/index.js';
 import { HttpResponseStream, streamifyResponse } from '../../../lambda/shared/streaming.js';
 import { lambdaIntegration, rawRequest, signedRequest } from './support.js';
 

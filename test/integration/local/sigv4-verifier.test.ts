@@ -11,7 +11,7 @@ import {
   type CredentialStore,
   type LocalCredential,
   type SignedRequestInput,
-} from '../../../lib/local/sigv4-verifier.js';
+} from '../../../local/sigv4-verifier.js';
 
 const principal = {
   arn: 'arn:aws:iam::000000000000:user/dev',

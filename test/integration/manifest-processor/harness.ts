@@ -10,7 +10,7 @@ import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
-} from '../../../lib/local/kube-api-simulator/index.js';
+} from '../../../local/kube-api-simulator/index.js';
 
 export const KEY = 'manifest-processor-test-key-0123456789';
 export const IMAGE = 'public.ecr.aws/docker/library/busybox:1.36';

@@ -21,13 +21,13 @@ import { createService, type Service } from '../../../cluster/shared/service.js'
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { signedCall } from '../../support/signed-call.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
   type KubeObject,
-} from '../../../lib/local/kube-api-simulator/index.js';
+} from '../../../local/kube-api-simulator/index.js';
 
 export const KEY = 'queue-test-signing-key-0123456789abcdef';
 export const IMAGE = 'public.ecr.aws/docker/library/busybox:1.36';

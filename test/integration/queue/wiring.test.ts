@@ -10,12 +10,12 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
-} from '../../../lib/local/kube-api-simulator/index.js';
+} from '../../../local/kube-api-simulator/index.js';
 import { jobManifest, KEY, POLICY_ENV, REGION } from './harness.js';
 
 describe('central job queue: wiring into a service', () => {

@@ -4,7 +4,7 @@ import {
   QueueStore,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
-import { SIM_ANNOTATIONS } from '../../../lib/local/kube-api-simulator/index.js';
+import { SIM_ANNOTATIONS } from '../../../local/kube-api-simulator/index.js';
 import {
   gate,
   hookedDispatcher,

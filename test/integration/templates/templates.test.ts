@@ -12,12 +12,12 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
-} from '../../../lib/local/kube-api-simulator/index.js';
+} from '../../../local/kube-api-simulator/index.js';
 import { IMAGE, POLICY_ENV } from '../manifest-processor/harness.js';
 import { KEY, signedCaller, type Call } from '../webhooks/harness.js';
 

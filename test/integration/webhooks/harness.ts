@@ -22,13 +22,13 @@ import { createService, type Service } from '../../../cluster/shared/service.js'
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { signedCall } from '../../support/signed-call.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { startLocalDynamo, type LocalDynamo } from '../../../lib/local/dynamodb.js';
+import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
-} from '../../../lib/local/kube-api-simulator/index.js';
-import { createTestCa, type TestCa } from '../../../lib/local/tls.js';
+} from '../../../local/kube-api-simulator/index.js';
+import { createTestCa, type TestCa } from '../../../local/tls.js';
 import { jobManifest, POLICY_ENV } from '../manifest-processor/harness.js';
 
 export const KEY = 'webhooks-test-signing-key-0123456789';

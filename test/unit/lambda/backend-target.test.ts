@@ -12,7 +12,7 @@ import {
   type RegionalTargetResolverOptions,
 } from '../../../lambda/shared/backend-target.js';
 import { ProxyError } from '../../../lambda/shared/errors.js';
-import { createTestCa } from '../../../lib/local/tls.js';
+import { createTestCa } from '../../../local/tls.js';
 import { ACCOUNT, lambdaContext, memoryLogger } from './events.js';
 
 const HOST = 'internal-gco-alb-1234567890.us-east-1.elb.amazonaws.com';

@@ -4,15 +4,17 @@ import {
   DEFAULT_STREAM_CONTENT_TYPE,
   HTTP_INTEGRATION_CONTENT_TYPE,
   HttpResponseStream,
-  invokeStreamingHandler,
   isStreamingHandler,
-  LocalResponseStream,
   MAX_PRELUDE_BYTES,
-  readHttpIntegrationResponse,
   runtimeGlobal,
   streamifyResponse,
   type LambdaResponseStream,
 } from '../../../lambda/shared/streaming.js';
+import {
+  invokeStreamingHandler,
+  LocalResponseStream,
+  readHttpIntegrationResponse,
+} from '../../../local/api-gateway-emulator/response-stream.js';
 import type { LambdaRuntimeGlobal } from '../../../types/awslambda.js';
 import { lambdaContext } from './events.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { postWebhook, type Lookup } from '../../../cluster/manifest-processor/src/webhooks/index.js';
-import { createTestCa, type TestCa } from '../../../lib/local/tls.js';
+import { createTestCa, type TestCa } from '../../../local/tls.js';
 
 interface Seen {
   host: string | undefined;

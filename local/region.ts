@@ -4,26 +4,26 @@
  * deployment, behind the region's ALB router (HTTPS, lib/routing.ts). Central state (job queue,
  * templates, webhooks, inference endpoints) lives in the global region's tables, passed in.
  */
-import { createCostMonitor } from '../../cluster/cost-monitor/src/app.js';
-import { loadCostMonitorConfig } from '../../cluster/cost-monitor/src/config.js';
-import { createHealthMonitor } from '../../cluster/health-monitor/src/app.js';
-import { loadHealthMonitorConfig } from '../../cluster/health-monitor/src/config.js';
-import { SnapshotCollector } from '../../cluster/health-monitor/src/snapshot.js';
-import { createInferenceProxy } from '../../cluster/inference-proxy/src/app.js';
-import { INFERENCE_PROXY_DEFAULTS } from '../../cluster/inference-proxy/src/config.js';
-import { DynamoEndpointSource } from '../../cluster/inference-proxy/src/store.js';
-import { createManifestProcessor } from '../../cluster/manifest-processor/src/app.js';
-import { createCentralState } from '../../cluster/manifest-processor/src/central.js';
-import { loadManifestProcessorConfig } from '../../cluster/manifest-processor/src/config.js';
-import { CostMonitorClient } from '../../cluster/manifest-processor/src/cost/index.js';
-import { loadPolicyConfig, ValidationPolicy } from '../../cluster/manifest-processor/src/policy/index.js';
-import type { SpotPriceSource } from '../../cluster/manifest-processor/src/queue/index.js';
-import { createLogger, silentLogger } from '../../cluster/shared/logger.js';
-import type { Service } from '../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
-import type { AlbServiceName } from '../routing.js';
-import { TABLES, tableName } from '../tables.js';
+import { createCostMonitor } from '../cluster/cost-monitor/src/app.js';
+import { loadCostMonitorConfig } from '../cluster/cost-monitor/src/config.js';
+import { createHealthMonitor } from '../cluster/health-monitor/src/app.js';
+import { loadHealthMonitorConfig } from '../cluster/health-monitor/src/config.js';
+import { SnapshotCollector } from '../cluster/health-monitor/src/snapshot.js';
+import { createInferenceProxy } from '../cluster/inference-proxy/src/app.js';
+import { INFERENCE_PROXY_DEFAULTS } from '../cluster/inference-proxy/src/config.js';
+import { DynamoEndpointSource } from '../cluster/inference-proxy/src/store.js';
+import { createManifestProcessor } from '../cluster/manifest-processor/src/app.js';
+import { createCentralState } from '../cluster/manifest-processor/src/central.js';
+import { loadManifestProcessorConfig } from '../cluster/manifest-processor/src/config.js';
+import { CostMonitorClient } from '../cluster/manifest-processor/src/cost/index.js';
+import { loadPolicyConfig, ValidationPolicy } from '../cluster/manifest-processor/src/policy/index.js';
+import type { SpotPriceSource } from '../cluster/manifest-processor/src/queue/index.js';
+import { createLogger, silentLogger } from '../cluster/shared/logger.js';
+import type { Service } from '../cluster/shared/service.js';
+import { EnvelopeVerifier } from '../lambda/shared/envelope.js';
+import { staticKeySource } from '../lambda/shared/signing-keys.js';
+import type { AlbServiceName } from '../lib/routing.js';
+import { TABLES, tableName } from '../lib/tables.js';
 import { startAlbRouter, type AlbRouter } from './alb-router.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
 import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';

@@ -5,15 +5,15 @@
  * `/<analytics stage>` (default `/live`). No Redshift locally: the warehouse setup routes answer that
  * the warehouse is not configured, as a deployment without a workgroup does.
  */
-import { createHandlerFromEnv as createAdmin } from '../../lambda/analytics-admin/index.js';
-import { createHandlerFromEnv as createAuthorizer } from '../../lambda/analytics-authorizer/index.js';
-import { createHandlerFromEnv as createEvents } from '../../lambda/analytics-events/index.js';
-import { createHandlerFromEnv as createSetup } from '../../lambda/analytics-warehouse-setup/index.js';
-import { createLogger, silentLogger, type EdgeLogger } from '../../lambda/shared/logger.js';
-import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
-import { analyticsApiDefinition } from '../api-routes.js';
-import type { PlatformConfig } from '../config.js';
-import { tableName } from '../tables.js';
+import { createHandlerFromEnv as createAdmin } from '../lambda/analytics-admin/index.js';
+import { createHandlerFromEnv as createAuthorizer } from '../lambda/analytics-authorizer/index.js';
+import { createHandlerFromEnv as createEvents } from '../lambda/analytics-events/index.js';
+import { createHandlerFromEnv as createSetup } from '../lambda/analytics-warehouse-setup/index.js';
+import { createLogger, silentLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
+import { analyticsApiDefinition } from '../lib/api-routes.js';
+import type { PlatformConfig } from '../lib/config.js';
+import { tableName } from '../lib/tables.js';
 import {
   startApiGatewayEmulator,
   type AccessLogEntry,

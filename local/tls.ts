@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import forge from 'node-forge';
-import { certificateSerial } from '../../lambda/internal-ca/pki.js';
+import { certificateSerial } from '../lambda/internal-ca/pki.js';
 
 export interface IssuedCertificate {
   /** PEM private key. */

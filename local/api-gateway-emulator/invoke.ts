@@ -6,12 +6,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import {
-  invokeStreamingHandler,
-  readHttpIntegrationResponse,
-  type HttpIntegrationPrelude,
-  type StreamingHandler,
-} from '../../../lambda/shared/streaming.js';
+import type { HttpIntegrationPrelude, StreamingHandler } from '../../lambda/shared/streaming.js';
+import { invokeStreamingHandler, readHttpIntegrationResponse } from './response-stream.js';
 
 export type BufferedLambda = (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>;
 export type StreamingLambda = StreamingHandler<APIGatewayProxyEvent, Context>;

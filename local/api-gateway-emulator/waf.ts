@@ -9,7 +9,7 @@
  * AWS managed rule groups (priorities 2–7) are not emulated.
  */
 import { posix } from 'node:path';
-import type { WafConfig } from '../../config.js';
+import type { WafConfig } from '../../lib/config.js';
 
 /** WAF's rate-based evaluation window (`evaluationWindowSec: 300`). */
 export const WAF_RATE_WINDOW_MS = 300_000;

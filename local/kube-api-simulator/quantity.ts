@@ -2,7 +2,7 @@
 // precise enough for scheduling and quota arithmetic at simulator scale.
 
 // One quantity grammar for the whole project: the simulator uses the services' parser and formatters.
-import { formatBytes, formatCpu, tryParseQuantity } from '../../../cluster/shared/quantity.js';
+import { formatBytes, formatCpu, tryParseQuantity } from '../../cluster/shared/quantity.js';
 
 export { formatBytes, formatCpu };
 

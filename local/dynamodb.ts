@@ -5,7 +5,13 @@
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createTableInput, TABLES, tableEnvironment, tableName, type TableDefinition } from '../tables.js';
+import {
+  createTableInput,
+  TABLES,
+  tableEnvironment,
+  tableName,
+  type TableDefinition,
+} from '../lib/tables.js';
 
 export interface LocalDynamo {
   readonly endpoint: string;

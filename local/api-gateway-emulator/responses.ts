@@ -4,7 +4,7 @@
  * malformed is a 502), `headers` merged into `multiValueHeaders`, a base64 body decoded only when the
  * request's Accept names a binary media type.
  */
-import type { HttpIntegrationPrelude } from '../../../lambda/shared/streaming.js';
+import type { HttpIntegrationPrelude } from '../../lambda/shared/streaming.js';
 import { isBinaryMediaType } from './event.js';
 
 export interface HttpAnswer {

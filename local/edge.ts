@@ -5,16 +5,16 @@
  * to the accelerator / ALB names, which resolve to 127.0.0.1.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createHandler as createAggregator } from '../../lambda/aggregator/index.js';
-import { settingsFromEnv } from '../../lambda/aggregator/config.js';
-import { createHandlerFromEnv as createControlPlaneProxy } from '../../lambda/control-plane-proxy/index.js';
-import { createStreamingHandlerFromEnv as createInferenceProxy } from '../../lambda/inference-stream-proxy/index.js';
-import { createLogger, silentLogger, type EdgeLogger } from '../../lambda/shared/logger.js';
-import { discoveryFromEnv } from '../../lambda/shared/regional-apis.js';
-import { streamifyResponse } from '../../lambda/shared/streaming.js';
-import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../api-routes.js';
-import type { PlatformConfig } from '../config.js';
-import { albHostParameterName, regionalApiParameterPath } from '../names.js';
+import { createHandler as createAggregator } from '../lambda/aggregator/index.js';
+import { settingsFromEnv } from '../lambda/aggregator/config.js';
+import { createHandlerFromEnv as createControlPlaneProxy } from '../lambda/control-plane-proxy/index.js';
+import { createStreamingHandlerFromEnv as createInferenceProxy } from '../lambda/inference-stream-proxy/index.js';
+import { createLogger, silentLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { discoveryFromEnv } from '../lambda/shared/regional-apis.js';
+import { streamifyResponse } from '../lambda/shared/streaming.js';
+import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../lib/api-routes.js';
+import type { PlatformConfig } from '../lib/config.js';
+import { albHostParameterName, regionalApiParameterPath } from '../lib/names.js';
 import type { AwsStandIns } from './aws-stand-ins/index.js';
 import type { LocalCredentials } from './credentials.js';
 import {

@@ -17,7 +17,7 @@ import {
 import { createServer, request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
-import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../routing.js';
+import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../lib/routing.js';
 import type { IssuedCertificate } from './tls.js';
 
 export interface AlbRouterOptions {

@@ -11,9 +11,9 @@
  * docs/local-platform.md describes the pieces, ports and limits.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type PlatformConfig } from '../config.js';
-import { aggregatorRoleName, albHostParameterName, signingKeySecretName } from '../names.js';
-import { TABLES, tableName } from '../tables.js';
+import { loadConfig, type PlatformConfig } from '../lib/config.js';
+import { aggregatorRoleName, albHostParameterName, signingKeySecretName } from '../lib/names.js';
+import { TABLES, tableName } from '../lib/tables.js';
 import { startAccelerator } from './accelerator.js';
 import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
 import { startAwsStandIns } from './aws-stand-ins/index.js';
