@@ -94,18 +94,16 @@ describe('item encoding', () => {
       idempotency_key: 'k',
     });
     const item = jobToItem(original);
-    expect(item.dispatch_region).toEqual({ S: 'us-east-1' });
-    expect(item.record_type).toEqual({ S: 'job' });
+    expect(item.dispatch_region).toBe('us-east-1');
+    expect(item.record_type).toBe('job');
     expect(itemToJob(item)).toEqual(original);
     expect(jobToItem(job({ status: 'cancelled' })).dispatch_region).toBeUndefined();
   });
 
   test('idempotency records and unknown items are not jobs', () => {
-    expect(
-      itemToJob({ pk: { S: 'idempotency#k' }, job_id: { S: 'x' }, request_hash: { S: 'h' } }),
-    ).toBeUndefined();
+    expect(itemToJob({ pk: 'idempotency#k', job_id: 'x', request_hash: 'h' })).toBeUndefined();
     expect(itemToJob(undefined)).toBeUndefined();
-    expect(itemToJob({ ...jobToItem(job()), status: { S: 'exploded' } })).toBeUndefined();
+    expect(itemToJob({ ...jobToItem(job()), status: 'exploded' })).toBeUndefined();
   });
 
   test('the view shows times as ISO strings and the lease only while claimed', () => {
@@ -159,9 +157,9 @@ describe('Kubernetes name and manifest', () => {
 
 describe('list cursors', () => {
   const key = (region?: string) => ({
-    pk: { S: 'job-1' },
-    created_at: { S: '2025-01-02T03:04:05.678Z' },
-    ...(region ? { target_region: { S: region } } : { record_type: { S: 'job' } }),
+    pk: 'job-1',
+    created_at: '2025-01-02T03:04:05.678Z',
+    ...(region ? { target_region: region } : { record_type: 'job' }),
   });
 
   test('round trip for region and overall listings', () => {

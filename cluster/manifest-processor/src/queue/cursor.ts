@@ -1,13 +1,12 @@
 /**
- * Opaque list cursors: base64url of the DynamoDB key the next page starts after. Decoding validates the
- * shape strictly, so a tampered or foreign cursor is a 422 naming `cursor`, never a DynamoDB error.
+ * The queue listings' cursors: the key the next page starts after, as an opaque cursor
+ * (cluster/shared/dynamo.ts). Decoding validates the fields strictly, so a tampered or foreign cursor is a
+ * 422 naming `cursor`, never a DynamoDB error.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { decodeOpaqueCursor, encodeOpaqueCursor, type StoredItem } from '../../../shared/dynamo.js';
 import { RequestValidationError } from '../../../shared/errors.js';
 import { IDEMPOTENCY_PREFIX, RECORD_TYPE_JOB } from './record.js';
 import { MAX_CURSOR_LENGTH } from './schemas.js';
-
-type Key = Record<string, AttributeValue>;
 
 interface CursorBody {
   v: 1;
@@ -19,15 +18,17 @@ interface CursorBody {
   tr?: string;
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
-export function encodeCursor(key: Key | undefined): string | null {
-  const pk = key?.pk?.S;
-  const ca = key?.created_at?.S;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+export function encodeCursor(key: StoredItem | undefined): string | null {
+  const pk = text(key?.pk);
+  const ca = text(key?.created_at);
+  const tr = text(key?.target_region);
   if (!pk || !ca) return null;
-  const body: CursorBody = { v: 1, pk, ca, ...(key.target_region?.S ? { tr: key.target_region.S } : {}) };
-  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  const body: CursorBody = { v: 1, pk, ca, ...(tr ? { tr } : {}) };
+  return encodeOpaqueCursor(body);
 }
 
 function invalid(raw: string, why: string): RequestValidationError {
@@ -42,16 +43,10 @@ function invalid(raw: string, why: string): RequestValidationError {
 }
 
 /** The start key for a listing by `targetRegion` (or overall when undefined); throws a 422 when unusable. */
-export function decodeCursor(raw: string, targetRegion: string | undefined): Key {
-  if (raw.length > MAX_CURSOR_LENGTH || !BASE64URL.test(raw)) throw invalid(raw, 'not base64url');
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid(raw, 'not a cursor of this listing');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid(raw, 'malformed');
-  const { v, pk, ca, tr } = body as Record<string, unknown>;
+export function decodeCursor(raw: string, targetRegion: string | undefined): StoredItem {
+  const decoded = decodeOpaqueCursor(raw, MAX_CURSOR_LENGTH);
+  if ('problem' in decoded) throw invalid(raw, decoded.problem);
+  const { v, pk, ca, tr } = decoded.position;
   if (v !== 1 || typeof pk !== 'string' || typeof ca !== 'string') throw invalid(raw, 'malformed');
   if (pk === '' || pk.length > 128 || pk.startsWith(IDEMPOTENCY_PREFIX) || !ISO_TIME.test(ca))
     throw invalid(raw, 'malformed');
@@ -60,10 +55,8 @@ export function decodeCursor(raw: string, targetRegion: string | undefined): Key
   if ((tr ?? undefined) !== targetRegion)
     throw invalid(raw, 'it belongs to a listing with another target_region');
   return {
-    pk: { S: pk },
-    created_at: { S: ca },
-    ...(targetRegion !== undefined
-      ? { target_region: { S: targetRegion } }
-      : { record_type: { S: RECORD_TYPE_JOB } }),
+    pk,
+    created_at: ca,
+    ...(targetRegion !== undefined ? { target_region: targetRegion } : { record_type: RECORD_TYPE_JOB }),
   };
 }

@@ -6,7 +6,13 @@
  * or the status-sync hold of a job running in its region's cluster). `record_type` puts jobs — and
  * never idempotency records — into the listing indexes.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  mapAttribute,
+  numberAttribute,
+  stringAttribute,
+  withoutNulls,
+  type StoredItem,
+} from '../../../shared/dynamo.js';
 import { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
 
 export const RECORD_TYPE_JOB = 'job';
@@ -62,111 +68,94 @@ export const syncPartition = (region: string): string => `${SYNC_PARTITION_PREFI
 
 // ---- item encoding ---------------------------------------------------------------------------------
 
-type Item = Record<string, AttributeValue>;
-
-const S = (value: string): AttributeValue => ({ S: value });
-const N = (value: number): AttributeValue => ({ N: String(value) });
-
-function str(item: Item, name: string): string | null {
-  const v = item[name];
-  return v && 'S' in v && typeof v.S === 'string' ? v.S : null;
-}
-
-function num(item: Item, name: string): number | null {
-  const v = item[name];
-  return v && 'N' in v && typeof v.N === 'string' ? Number(v.N) : null;
-}
-
-function stringMap(item: Item, name: string): Record<string, string> | null {
-  const v = item[name];
-  if (!v || !('M' in v) || !v.M) return null;
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(v.M)) if (typeof value.S === 'string') out[key] = value.S;
-  return out;
-}
-
-function isStatus(value: string | null): value is QueueStatus {
+export function isQueueStatus(value: string | null): value is QueueStatus {
   return value !== null && (QUEUE_STATUSES as readonly string[]).includes(value);
 }
 
-/** The full item of a newly queued job (it starts in dispatch-index and the listing indexes). */
-export function jobToItem(job: QueuedJob): Item {
-  const item: Item = {
-    pk: S(job.job_id),
-    record_type: S(RECORD_TYPE_JOB),
-    job_id: S(job.job_id),
-    target_region: S(job.target_region),
-    namespace: S(job.namespace),
-    priority: N(job.priority),
-    manifest: S(JSON.stringify(job.manifest)),
-    status: S(job.status),
-    created_at: S(job.created_at),
-    updated_at: S(job.updated_at),
-    attempts: N(job.attempts),
-    request_hash: S(job.request_hash),
-  };
-  if (job.labels)
-    item.labels = { M: Object.fromEntries(Object.entries(job.labels).map(([k, v]) => [k, S(v)])) };
-  if (job.max_spot_price !== null) item.max_spot_price = N(job.max_spot_price);
-  if (job.spot_instance_type !== null) item.spot_instance_type = S(job.spot_instance_type);
-  if (job.idempotency_key !== null) item.idempotency_key = S(job.idempotency_key);
-  if (job.status === 'queued') {
-    item.dispatch_region = S(job.target_region);
-    item.dispatch_order = S(dispatchOrder(job));
+function stringMap(item: StoredItem, name: string): Record<string, string> | null {
+  const map = mapAttribute(item, name);
+  if (!map) return null;
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(map)) {
+    const value = stringAttribute(map, key);
+    if (value !== null) out[key] = value;
   }
-  return item;
+  return out;
+}
+
+/** The full item of a newly queued job (it starts in dispatch-index and the listing indexes). */
+export function jobToItem(job: QueuedJob): StoredItem {
+  const queued = job.status === 'queued';
+  return withoutNulls({
+    pk: job.job_id,
+    record_type: RECORD_TYPE_JOB,
+    job_id: job.job_id,
+    target_region: job.target_region,
+    namespace: job.namespace,
+    priority: job.priority,
+    manifest: JSON.stringify(job.manifest),
+    status: job.status,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    attempts: job.attempts,
+    request_hash: job.request_hash,
+    labels: job.labels,
+    max_spot_price: job.max_spot_price,
+    spot_instance_type: job.spot_instance_type,
+    idempotency_key: job.idempotency_key,
+    dispatch_region: queued ? job.target_region : null,
+    dispatch_order: queued ? dispatchOrder(job) : null,
+  });
 }
 
 /** A job item back to the record; undefined for anything that is not a job (idempotency records). */
-export function itemToJob(item: Item | undefined): QueuedJob | undefined {
-  if (!item || str(item, 'record_type') !== RECORD_TYPE_JOB) return undefined;
-  const status = str(item, 'status');
-  const jobId = str(item, 'job_id');
-  if (!jobId || !isStatus(status)) return undefined;
+export function itemToJob(item: StoredItem | undefined): QueuedJob | undefined {
+  if (!item || stringAttribute(item, 'record_type') !== RECORD_TYPE_JOB) return undefined;
+  const str = (name: string) => stringAttribute(item, name);
+  const num = (name: string) => numberAttribute(item, name);
+  const status = str('status');
+  const jobId = str('job_id');
+  if (!jobId || !isQueueStatus(status)) return undefined;
   let manifest: Record<string, unknown> = {};
   try {
-    manifest = JSON.parse(str(item, 'manifest') ?? '{}') as Record<string, unknown>;
+    manifest = JSON.parse(str('manifest') ?? '{}') as Record<string, unknown>;
   } catch {
     manifest = {};
   }
-  const k8sName = str(item, 'k8s_name');
-  const k8sNamespace = str(item, 'k8s_namespace');
-  const k8sUid = str(item, 'k8s_uid');
+  const k8sName = str('k8s_name');
+  const k8sNamespace = str('k8s_namespace');
+  const k8sUid = str('k8s_uid');
   return {
     job_id: jobId,
-    target_region: str(item, 'target_region') ?? '',
-    namespace: str(item, 'namespace') ?? '',
-    priority: num(item, 'priority') ?? 0,
+    target_region: str('target_region') ?? '',
+    namespace: str('namespace') ?? '',
+    priority: num('priority') ?? 0,
     labels: stringMap(item, 'labels'),
     manifest,
-    max_spot_price: num(item, 'max_spot_price'),
-    spot_instance_type: str(item, 'spot_instance_type'),
+    max_spot_price: num('max_spot_price'),
+    spot_instance_type: str('spot_instance_type'),
     status,
-    created_at: str(item, 'created_at') ?? '',
-    updated_at: str(item, 'updated_at') ?? '',
-    attempts: num(item, 'attempts') ?? 0,
-    claimed_by: str(item, 'claimed_by'),
-    lease_expires_at: status === 'claimed' ? num(item, 'lease_expires_at') : null,
-    waiting_reason: str(item, 'waiting_reason'),
-    next_check_at: num(item, 'next_check_at'),
-    last_spot_price: num(item, 'last_spot_price'),
+    created_at: str('created_at') ?? '',
+    updated_at: str('updated_at') ?? '',
+    attempts: num('attempts') ?? 0,
+    claimed_by: str('claimed_by'),
+    lease_expires_at: status === 'claimed' ? num('lease_expires_at') : null,
+    waiting_reason: str('waiting_reason'),
+    next_check_at: num('next_check_at'),
+    last_spot_price: num('last_spot_price'),
     k8s: k8sName && k8sNamespace && k8sUid ? { namespace: k8sNamespace, name: k8sName, uid: k8sUid } : null,
-    dispatched_at: str(item, 'dispatched_at'),
-    started_at: str(item, 'started_at'),
-    finished_at: str(item, 'finished_at'),
-    cancel_reason: str(item, 'cancel_reason'),
-    error: str(item, 'error'),
-    idempotency_key: str(item, 'idempotency_key'),
-    request_hash: str(item, 'request_hash') ?? '',
+    dispatched_at: str('dispatched_at'),
+    started_at: str('started_at'),
+    finished_at: str('finished_at'),
+    cancel_reason: str('cancel_reason'),
+    error: str('error'),
+    idempotency_key: str('idempotency_key'),
+    request_hash: str('request_hash') ?? '',
   };
 }
 
 /** Values for UpdateExpression SETs: strings, numbers, or null to REMOVE the attribute. */
 export type AttributeUpdate = string | number | null;
-
-export function toAttribute(value: string | number): AttributeValue {
-  return typeof value === 'number' ? N(value) : S(value);
-}
 
 // ---- JSON view ---------------------------------------------------------------------------------------
 

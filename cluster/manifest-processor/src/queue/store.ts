@@ -4,34 +4,36 @@
  * never both win; the loser sees `undefined` and re-reads. No transactions: single-item conditions only.
  */
 import {
-  GetItemCommand,
-  PutItemCommand,
+  GetCommand,
+  PutCommand,
   QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
+  UpdateCommand,
   type QueryCommandInput,
-} from '@aws-sdk/client-dynamodb';
+} from '@aws-sdk/lib-dynamodb';
+import {
+  numberAttribute,
+  queryItems,
+  stringAttribute,
+  TableStore,
+  unlessConditionFailed,
+  type StoredItem,
+} from '../../../shared/dynamo.js';
 import {
   dispatchOrder,
   IDEMPOTENCY_PREFIX,
+  isQueueStatus,
   itemToJob,
   jobToItem,
   RECORD_TYPE_JOB,
   syncPartition,
-  toAttribute,
   type AttributeUpdate,
   type K8sRef,
   type QueuedJob,
 } from './record.js';
 import { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
 
-type Item = Record<string, AttributeValue>;
-export type Key = Record<string, AttributeValue>;
-
-export function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
+/** A key of the table or of one of its indexes (LastEvaluatedKey, ExclusiveStartKey). */
+export type Key = StoredItem;
 
 /** What a transition requires of the current item. `null` means "attribute absent". */
 export interface Expectation {
@@ -89,37 +91,29 @@ const emptyCounts = (): StatusCounts =>
 const MAX_LIST_ROUNDS = 10;
 const MAX_QUERY_PAGES = 50;
 
-export class QueueStore {
-  constructor(
-    private readonly client: DynamoDBClient,
-    readonly tableName: string,
-  ) {}
-
+export class QueueStore extends TableStore {
   // ---- jobs ----------------------------------------------------------------------------------------
 
   async getJob(jobId: string): Promise<QueuedJob | undefined> {
     if (jobId.startsWith(IDEMPOTENCY_PREFIX)) return undefined; // never expose idempotency records
-    const out = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: jobId } }, ConsistentRead: true }),
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: jobId }, ConsistentRead: true }),
     );
     return itemToJob(out.Item);
   }
 
   /** Writes a new job; false when an item with that id exists already. */
   async createJob(job: QueuedJob): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
+    const written = await unlessConditionFailed(
+      this.doc.send(
+        new PutCommand({
           TableName: this.tableName,
           Item: jobToItem(job),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 
   /**
@@ -128,7 +122,7 @@ export class QueueStore {
    */
   async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
     const names: Record<string, string> = {};
-    const values: Record<string, AttributeValue> = {};
+    const values: Record<string, string | number> = {};
     const name = (attr: string) => {
       const token = `#${attr}`;
       names[token] = attr;
@@ -137,7 +131,7 @@ export class QueueStore {
     let n = 0;
     const value = (v: string | number) => {
       const token = `:v${n++}`;
-      values[token] = toAttribute(v);
+      values[token] = v;
       return token;
     };
 
@@ -160,69 +154,66 @@ export class QueueStore {
     if (t.incrementAttempts) sets.push(`${name('attempts')} = ${name('attempts')} + ${value(1)}`);
     const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
 
-    try {
-      const out = await this.client.send(
-        new UpdateItemCommand({
+    const out = await unlessConditionFailed(
+      this.doc.send(
+        new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: { S: jobId } },
+          Key: { pk: jobId },
           UpdateExpression: update,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return itemToJob(out.Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return out && itemToJob(out.Attributes);
   }
 
   // ---- idempotency records ----------------------------------------------------------------------------
 
   /** Claims an Idempotency-Key; false when a live record holds it (an expired one is overwritten). */
   async putIdempotencyRecord(record: IdempotencyRecord, nowSeconds: number): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
+    const written = await unlessConditionFailed(
+      this.doc.send(
+        new PutCommand({
           TableName: this.tableName,
           Item: {
-            pk: { S: `${IDEMPOTENCY_PREFIX}${record.key}` },
-            idempotency_key: { S: record.key },
-            request_hash: { S: record.request_hash },
-            job_id: { S: record.job_id },
-            created_at: { S: record.created_at },
-            expires_at: { N: String(record.expires_at) },
+            pk: `${IDEMPOTENCY_PREFIX}${record.key}`,
+            idempotency_key: record.key,
+            request_hash: record.request_hash,
+            job_id: record.job_id,
+            created_at: record.created_at,
+            expires_at: record.expires_at,
           },
           // TTL deletion lags expiry by up to days: an expired record must not block the key meanwhile.
           ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-          ExpressionAttributeValues: { ':now': { N: String(nowSeconds) } },
+          ExpressionAttributeValues: { ':now': nowSeconds },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 
   async getIdempotencyRecord(key: string): Promise<IdempotencyRecord | undefined> {
-    const out = await this.client.send(
-      new GetItemCommand({
+    const out = await this.doc.send(
+      new GetCommand({
         TableName: this.tableName,
-        Key: { pk: { S: `${IDEMPOTENCY_PREFIX}${key}` } },
+        Key: { pk: `${IDEMPOTENCY_PREFIX}${key}` },
         ConsistentRead: true,
       }),
     );
-    const item = out.Item;
-    if (!item?.request_hash?.S || !item.job_id?.S || !item.created_at?.S) return undefined;
+    if (!out.Item) return undefined;
+    const requestHash = stringAttribute(out.Item, 'request_hash');
+    const jobId = stringAttribute(out.Item, 'job_id');
+    const createdAt = stringAttribute(out.Item, 'created_at');
+    if (!requestHash || !jobId || !createdAt) return undefined;
     return {
       key,
-      request_hash: item.request_hash.S,
-      job_id: item.job_id.S,
-      created_at: item.created_at.S,
-      expires_at: Number(item.expires_at?.N ?? 0),
+      request_hash: requestHash,
+      job_id: jobId,
+      created_at: createdAt,
+      expires_at: numberAttribute(out.Item, 'expires_at') ?? 0,
     };
   }
 
@@ -235,13 +226,13 @@ export class QueueStore {
     pageSize: number,
     startKey?: Key,
   ): Promise<{ jobs: QueuedJob[]; nextKey: Key | undefined }> {
-    const out = await this.client.send(
+    const out = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: 'dispatch-index',
         KeyConditionExpression: 'dispatch_region = :r',
         FilterExpression: 'attribute_not_exists(next_check_at) OR next_check_at <= :now',
-        ExpressionAttributeValues: { ':r': { S: region }, ':now': { N: String(now) } },
+        ExpressionAttributeValues: { ':r': region, ':now': now },
         ScanIndexForward: true,
         Limit: pageSize,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
@@ -259,11 +250,7 @@ export class QueueStore {
         KeyConditionExpression: 'lease_region = :r AND lease_expires_at < :now',
         FilterExpression: '#s = :claimed',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':r': { S: region },
-          ':now': { N: String(now) },
-          ':claimed': { S: 'claimed' },
-        },
+        ExpressionAttributeValues: { ':r': region, ':now': now, ':claimed': 'claimed' },
       },
       limit,
     );
@@ -276,7 +263,7 @@ export class QueueStore {
         TableName: this.tableName,
         IndexName: 'lease-index',
         KeyConditionExpression: 'lease_region = :r',
-        ExpressionAttributeValues: { ':r': { S: syncPartition(region) } },
+        ExpressionAttributeValues: { ':r': syncPartition(region) },
       },
       limit,
     );
@@ -288,37 +275,37 @@ export class QueueStore {
   async list(filter: ListFilter): Promise<ListPage> {
     const byRegion = filter.targetRegion !== undefined;
     const names: Record<string, string> = {};
-    const values: Record<string, AttributeValue> = {};
+    const values: Record<string, string> = {};
     let keyCondition: string;
     if (byRegion) {
       keyCondition = 'target_region = :pk';
-      values[':pk'] = { S: filter.targetRegion ?? '' };
+      values[':pk'] = filter.targetRegion ?? '';
     } else {
       keyCondition = 'record_type = :pk';
-      values[':pk'] = { S: RECORD_TYPE_JOB };
+      values[':pk'] = RECORD_TYPE_JOB;
     }
     const filters: string[] = [];
     if (filter.status) {
       names['#s'] = 'status';
-      values[':status'] = { S: filter.status };
+      values[':status'] = filter.status;
       filters.push('#s = :status');
     }
     if (filter.namespace) {
       names['#ns'] = 'namespace';
-      values[':ns'] = { S: filter.namespace };
+      values[':ns'] = filter.namespace;
       filters.push('#ns = :ns');
     }
     const keyOf = (job: QueuedJob): Key => ({
-      pk: { S: job.job_id },
-      created_at: { S: job.created_at },
-      ...(byRegion ? { target_region: { S: job.target_region } } : { record_type: { S: RECORD_TYPE_JOB } }),
+      pk: job.job_id,
+      created_at: job.created_at,
+      ...(byRegion ? { target_region: job.target_region } : { record_type: RECORD_TYPE_JOB }),
     });
 
     const jobs: QueuedJob[] = [];
     let startKey = filter.startKey;
     for (let round = 0; round < MAX_LIST_ROUNDS; round++) {
       const wanted = filter.limit - jobs.length;
-      const out = await this.client.send(
+      const out = await this.doc.send(
         new QueryCommand({
           TableName: this.tableName,
           IndexName: byRegion ? 'region-created-index' : 'all-created-index',
@@ -351,52 +338,36 @@ export class QueueStore {
   async stats(): Promise<QueueStats> {
     const byStatus = emptyCounts();
     const byRegion: Record<string, StatusCounts> = {};
-    let startKey: Key | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'all-created-index',
-          KeyConditionExpression: 'record_type = :job',
-          ProjectionExpression: '#s, target_region',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':job': { S: RECORD_TYPE_JOB } },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const status = item.status?.S as QueueStatus | undefined;
-        const region = item.target_region?.S;
-        if (!status || !(QUEUE_STATUSES as readonly string[]).includes(status) || !region) continue;
-        const counts = (byRegion[region] ??= emptyCounts());
-        counts[status]++;
-        counts.total++;
-        byStatus[status]++;
-        byStatus.total++;
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      IndexName: 'all-created-index',
+      KeyConditionExpression: 'record_type = :job',
+      ProjectionExpression: '#s, target_region',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':job': RECORD_TYPE_JOB },
+    });
+    for (const item of items) {
+      const status = stringAttribute(item, 'status');
+      const region = stringAttribute(item, 'target_region');
+      if (!isQueueStatus(status) || !region) continue;
+      const counts = (byRegion[region] ??= emptyCounts());
+      counts[status]++;
+      counts.total++;
+      byStatus[status]++;
+      byStatus.total++;
+    }
     return { total: byStatus.total, by_status: byStatus, by_region: byRegion };
   }
 
   // ---- helpers -----------------------------------------------------------------------------------------
 
-  private jobsOf(items: Item[] | undefined): QueuedJob[] {
+  private jobsOf(items: StoredItem[] | undefined): QueuedJob[] {
     return (items ?? []).map(itemToJob).filter((j): j is QueuedJob => j !== undefined);
   }
 
   private async queryAll(input: QueryCommandInput, limit: number): Promise<QueuedJob[]> {
-    const jobs: QueuedJob[] = [];
-    let startKey: Key | undefined;
-    for (let page = 0; page < MAX_QUERY_PAGES; page++) {
-      const out = await this.client.send(
-        new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-      );
-      jobs.push(...this.jobsOf(out.Items));
-      startKey = out.LastEvaluatedKey;
-      if (!startKey || jobs.length >= limit) break;
-    }
-    return jobs.slice(0, limit);
+    const items = await queryItems(this.doc, input, { limit, maxPages: MAX_QUERY_PAGES });
+    return this.jobsOf(items);
   }
 }
 
