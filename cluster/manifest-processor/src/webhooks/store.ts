@@ -9,16 +9,18 @@
  * to the lease expiry, so a crashed worker's item becomes due again by itself.
  */
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  ScanCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
-import { fromItem, isConditionFailure, num, str, toItem, type Json } from './attributes.js';
+  asMap,
+  listAttribute,
+  numberAttribute,
+  scanItems,
+  stringAttribute,
+  TableStore,
+  unlessConditionFailed,
+  withoutNulls,
+  type StoredItem,
+} from '../../../shared/dynamo.js';
 
 export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'job.started'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -59,40 +61,23 @@ export function webhookView(w: Webhook): WebhookView {
   };
 }
 
-function isEvent(value: Json): value is WebhookEvent {
+function isEvent(value: unknown): value is WebhookEvent {
   return typeof value === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(value);
 }
 
-function webhookFrom(item: Record<string, AttributeValue>): Webhook {
-  const r = fromItem(item);
+function webhookFrom(item: StoredItem): Webhook {
   return {
-    webhook_id: str(r.webhook_id) ?? '',
-    url: str(r.url) ?? '',
-    events: Array.isArray(r.events) ? r.events.filter(isEvent) : [],
-    namespace: str(r.namespace),
-    secret: str(r.secret),
-    created_at: str(r.created_at) ?? '',
-    updated_at: str(r.updated_at) ?? '',
+    webhook_id: stringAttribute(item, 'webhook_id') ?? '',
+    url: stringAttribute(item, 'url') ?? '',
+    events: listAttribute(item, 'events').filter(isEvent),
+    namespace: stringAttribute(item, 'namespace'),
+    secret: stringAttribute(item, 'secret'),
+    created_at: stringAttribute(item, 'created_at') ?? '',
+    updated_at: stringAttribute(item, 'updated_at') ?? '',
   };
 }
 
-async function scanAll(client: DynamoDBClient, tableName: string) {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-export class WebhookStore {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
+export class WebhookStore extends TableStore {
   async create(input: {
     url: string;
     events: readonly WebhookEvent[];
@@ -110,10 +95,10 @@ export class WebhookStore {
       created_at: at,
       updated_at: at,
     };
-    await this.client.send(
-      new PutItemCommand({
+    await this.doc.send(
+      new PutCommand({
         TableName: this.tableName,
-        Item: toItem({ ...webhook }),
+        Item: withoutNulls({ ...webhook }),
         ConditionExpression: 'attribute_not_exists(webhook_id)',
       }),
     );
@@ -121,10 +106,10 @@ export class WebhookStore {
   }
 
   async get(webhookId: string): Promise<Webhook | undefined> {
-    const out = await this.client.send(
-      new GetItemCommand({
+    const out = await this.doc.send(
+      new GetCommand({
         TableName: this.tableName,
-        Key: { webhook_id: { S: webhookId } },
+        Key: { webhook_id: webhookId },
         ConsistentRead: true,
       }),
     );
@@ -133,26 +118,23 @@ export class WebhookStore {
 
   /** Every registration (oldest first), optionally only those filtered to exactly `namespace`. */
   async list(namespace?: string): Promise<Webhook[]> {
-    const all = (await scanAll(this.client, this.tableName)).map(webhookFrom);
+    const all = (await scanItems(this.doc, { TableName: this.tableName })).map(webhookFrom);
     return all
       .filter((w) => namespace === undefined || w.namespace === namespace)
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.webhook_id.localeCompare(b.webhook_id));
   }
 
   async delete(webhookId: string): Promise<boolean> {
-    try {
-      await this.client.send(
-        new DeleteItemCommand({
+    const deleted = await unlessConditionFailed(
+      this.doc.send(
+        new DeleteCommand({
           TableName: this.tableName,
-          Key: { webhook_id: { S: webhookId } },
+          Key: { webhook_id: webhookId },
           ConditionExpression: 'attribute_exists(webhook_id)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    return deleted !== undefined;
   }
 }
 
@@ -206,17 +188,18 @@ export interface DeliveryRecord {
   expires_at: number;
 }
 
-function attemptFrom(value: Json): AttemptRecord | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const outcome = str(value.outcome);
+function attemptFrom(value: unknown): AttemptRecord | undefined {
+  const attempt = asMap(value);
+  if (!attempt) return undefined;
+  const outcome = stringAttribute(attempt, 'outcome');
   return {
-    attempt: num(value.attempt) ?? 0,
-    at: str(value.at) ?? '',
-    worker: str(value.worker) ?? '',
+    attempt: numberAttribute(attempt, 'attempt') ?? 0,
+    at: stringAttribute(attempt, 'at') ?? '',
+    worker: stringAttribute(attempt, 'worker') ?? '',
     outcome: outcome === 'delivered' || outcome === 'failed' || outcome === 'dead' ? outcome : 'retry',
-    status_code: num(value.status_code),
-    error: str(value.error),
-    duration_ms: num(value.duration_ms) ?? 0,
+    status_code: numberAttribute(attempt, 'status_code'),
+    error: stringAttribute(attempt, 'error'),
+    duration_ms: numberAttribute(attempt, 'duration_ms') ?? 0,
   };
 }
 
@@ -229,74 +212,66 @@ const STATUSES: readonly DeliveryStatus[] = [
   'cancelled',
 ];
 
-export function deliveryFrom(item: Record<string, AttributeValue>): DeliveryRecord {
-  const r = fromItem(item);
-  const status = str(r.status);
-  const event = r.event ?? null;
+export function deliveryFrom(item: StoredItem): DeliveryRecord {
+  const str = (name: string) => stringAttribute(item, name);
+  const num = (name: string) => numberAttribute(item, name);
+  const status = str('status');
+  const event = str('event');
   return {
-    delivery_id: str(r.delivery_id) ?? '',
-    webhook_id: str(r.webhook_id) ?? '',
+    delivery_id: str('delivery_id') ?? '',
+    webhook_id: str('webhook_id') ?? '',
     event: isEvent(event) ? event : 'job.started',
-    job_uid: str(r.job_uid) ?? '',
-    job_namespace: str(r.job_namespace) ?? '',
-    job_name: str(r.job_name) ?? '',
-    payload: str(r.payload) ?? '',
+    job_uid: str('job_uid') ?? '',
+    job_namespace: str('job_namespace') ?? '',
+    job_name: str('job_name') ?? '',
+    payload: str('payload') ?? '',
     status: STATUSES.find((s) => s === status) ?? 'pending',
-    attempts: num(r.attempts) ?? 0,
-    version: num(r.version) ?? 0,
-    next_attempt_at: num(r.next_attempt_at),
-    lease_owner: str(r.lease_owner),
-    lease_expires_at: num(r.lease_expires_at),
-    last_error: str(r.last_error),
-    last_status_code: num(r.last_status_code),
-    history: Array.isArray(r.history)
-      ? r.history.map(attemptFrom).filter((a): a is AttemptRecord => a !== undefined)
-      : [],
-    created_at: str(r.created_at) ?? '',
-    updated_at: str(r.updated_at) ?? '',
-    delivered_at: str(r.delivered_at),
-    expires_at: num(r.expires_at) ?? 0,
+    attempts: num('attempts') ?? 0,
+    version: num('version') ?? 0,
+    next_attempt_at: num('next_attempt_at'),
+    lease_owner: str('lease_owner'),
+    lease_expires_at: num('lease_expires_at'),
+    last_error: str('last_error'),
+    last_status_code: num('last_status_code'),
+    history: listAttribute(item, 'history')
+      .map(attemptFrom)
+      .filter((a): a is AttemptRecord => a !== undefined),
+    created_at: str('created_at') ?? '',
+    updated_at: str('updated_at') ?? '',
+    delivered_at: str('delivered_at'),
+    expires_at: num('expires_at') ?? 0,
   };
 }
 
-function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
+function deliveryItem(d: DeliveryRecord): StoredItem {
   const inIndex = d.status === 'pending' || d.status === 'delivering';
-  return toItem({
+  return withoutNulls({
     ...d,
-    history: d.history.map((h) => ({ ...h })),
     pending: inIndex ? PENDING : null,
     next_attempt_at: inIndex ? d.next_attempt_at : null,
   });
 }
 
-export class DeliveryStore {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DeliveryStore extends TableStore {
   /** Creates the outbox item unless one with the same id exists; true when this call created it. */
   async enqueue(record: DeliveryRecord): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
+    const created = await unlessConditionFailed(
+      this.doc.send(
+        new PutCommand({
           TableName: this.tableName,
           Item: deliveryItem(record),
           ConditionExpression: 'attribute_not_exists(delivery_id)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    return created !== undefined;
   }
 
   async get(deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const out = await this.client.send(
-      new GetItemCommand({
+    const out = await this.doc.send(
+      new GetCommand({
         TableName: this.tableName,
-        Key: { delivery_id: { S: deliveryId } },
+        Key: { delivery_id: deliveryId },
         ConsistentRead: true,
       }),
     );
@@ -305,18 +280,18 @@ export class DeliveryStore {
 
   /** Every outbox item (operators and tests; not on any hot path). */
   async list(): Promise<DeliveryRecord[]> {
-    return (await scanAll(this.client, this.tableName)).map(deliveryFrom);
+    return (await scanItems(this.doc, { TableName: this.tableName })).map(deliveryFrom);
   }
 
   /** Items due at `now`, oldest first (the index is eventually consistent: claims re-check). */
   async due(now: number, limit: number): Promise<DeliveryRecord[]> {
-    const out = await this.client.send(
+    const out = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: PENDING_INDEX,
         KeyConditionExpression: '#pending = :pending AND next_attempt_at <= :now',
         ExpressionAttributeNames: { '#pending': 'pending' },
-        ExpressionAttributeValues: { ':pending': { S: PENDING }, ':now': { N: String(now) } },
+        ExpressionAttributeValues: { ':pending': PENDING, ':now': now },
         ScanIndexForward: true,
         Limit: limit,
       }),
@@ -330,19 +305,16 @@ export class DeliveryStore {
    */
   async replace(expected: DeliveryRecord, next: DeliveryRecord): Promise<DeliveryRecord | undefined> {
     const written = { ...next, version: expected.version + 1 };
-    try {
-      await this.client.send(
-        new PutItemCommand({
+    const put = await unlessConditionFailed(
+      this.doc.send(
+        new PutCommand({
           TableName: this.tableName,
           Item: deliveryItem(written),
           ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':version': { N: String(expected.version) } },
+          ExpressionAttributeValues: { ':version': expected.version },
         }),
-      );
-      return written;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return put && written;
   }
 }
