@@ -3,14 +3,15 @@
  * parameters are stored as JSON text: numbers keep their exact JSON form and DynamoDB's attribute rules
  * (no empty sets, number precision) never reshape a manifest.
  */
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+  isConditionalCheckFailed,
+  scanItems,
+  stringAttribute,
+  TableStore,
+  withoutNulls,
+  type StoredItem,
+} from '../../../shared/dynamo.js';
 import { HttpError } from '../../../shared/errors.js';
 
 export interface StoredTemplate {
@@ -25,17 +26,9 @@ export interface StoredTemplate {
 /** DynamoDB items are capped at 400 KB; stay clear of it so the store never answers a raw SDK error. */
 export const MAX_TEMPLATE_BYTES = 350 * 1024;
 
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
 function unavailable(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   return new HttpError(503, 'Template store unavailable');
-}
-
-function text(item: Record<string, AttributeValue>, key: string): string | null {
-  return item[key]?.S ?? null;
 }
 
 function parseObject(raw: string | null): Record<string, unknown> | null {
@@ -46,23 +39,18 @@ function parseObject(raw: string | null): Record<string, unknown> | null {
     : null;
 }
 
-function fromItem(item: Record<string, AttributeValue>): StoredTemplate {
+function templateOf(item: StoredItem): StoredTemplate {
   return {
-    name: text(item, 'name') ?? '',
-    description: text(item, 'description'),
-    manifest: parseObject(text(item, 'manifest')) ?? {},
-    parameters: parseObject(text(item, 'parameters')),
-    created_at: text(item, 'created_at') ?? '',
-    updated_at: text(item, 'updated_at') ?? '',
+    name: stringAttribute(item, 'name') ?? '',
+    description: stringAttribute(item, 'description'),
+    manifest: parseObject(stringAttribute(item, 'manifest')) ?? {},
+    parameters: parseObject(stringAttribute(item, 'parameters')),
+    created_at: stringAttribute(item, 'created_at') ?? '',
+    updated_at: stringAttribute(item, 'updated_at') ?? '',
   };
 }
 
-export class TemplateStore {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
+export class TemplateStore extends TableStore {
   /** Creates the template; 409 when the name is taken (conditional put, so concurrent creates race safely). */
   async create(input: {
     name: string;
@@ -81,17 +69,17 @@ export class TemplateStore {
     if (size > MAX_TEMPLATE_BYTES) {
       throw new HttpError(413, `Template too large (${size} bytes; limit ${MAX_TEMPLATE_BYTES})`);
     }
-    const item: Record<string, AttributeValue> = {
-      name: { S: input.name },
-      manifest: { S: manifest },
-      created_at: { S: at },
-      updated_at: { S: at },
-      ...(parameters === null ? {} : { parameters: { S: parameters } }),
-      ...(input.description === null ? {} : { description: { S: input.description } }),
-    };
+    const item = withoutNulls({
+      name: input.name,
+      manifest,
+      created_at: at,
+      updated_at: at,
+      parameters,
+      description: input.description,
+    });
     try {
-      await this.client.send(
-        new PutItemCommand({
+      await this.doc.send(
+        new PutCommand({
           TableName: this.tableName,
           Item: item,
           ConditionExpression: 'attribute_not_exists(#name)',
@@ -99,18 +87,18 @@ export class TemplateStore {
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new HttpError(409, `Template ${input.name} already exists`);
+      if (isConditionalCheckFailed(error)) throw new HttpError(409, `Template ${input.name} already exists`);
       throw unavailable(error);
     }
-    return fromItem(item);
+    return templateOf(item);
   }
 
   async get(name: string): Promise<StoredTemplate | undefined> {
     try {
-      const out = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: { name: { S: name } }, ConsistentRead: true }),
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: { name }, ConsistentRead: true }),
       );
-      return out.Item ? fromItem(out.Item) : undefined;
+      return out.Item ? templateOf(out.Item) : undefined;
     } catch (error) {
       throw unavailable(error);
     }
@@ -118,36 +106,29 @@ export class TemplateStore {
 
   /** Every template, sorted by name. */
   async list(): Promise<StoredTemplate[]> {
-    const items: StoredTemplate[] = [];
-    let start: Record<string, AttributeValue> | undefined;
+    let templates: StoredTemplate[];
     try {
-      do {
-        const page = await this.client.send(
-          new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: start }),
-        );
-        for (const item of page.Items ?? []) items.push(fromItem(item));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      templates = (await scanItems(this.doc, { TableName: this.tableName })).map(templateOf);
     } catch (error) {
       throw unavailable(error);
     }
-    return items.sort((a, b) => a.name.localeCompare(b.name));
+    return templates.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** Deletes the template; false when there was none. */
   async delete(name: string): Promise<boolean> {
     try {
-      await this.client.send(
-        new DeleteItemCommand({
+      await this.doc.send(
+        new DeleteCommand({
           TableName: this.tableName,
-          Key: { name: { S: name } },
+          Key: { name },
           ConditionExpression: 'attribute_exists(#name)',
           ExpressionAttributeNames: { '#name': 'name' },
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw unavailable(error);
     }
   }
