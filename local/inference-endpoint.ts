@@ -3,7 +3,9 @@
  * record format the inference-proxy reads (docs/inference-proxy.md): running in the given regions,
  * served by `service:port` over TLS, with its serving-path allowlist.
  */
-import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../cluster/shared/dynamo.js';
 
 export interface EndpointRegistration {
   name: string;
@@ -20,19 +22,17 @@ export async function registerInferenceEndpoint(
   tableName: string,
   endpoint: EndpointRegistration,
 ): Promise<void> {
-  const regions: Record<string, AttributeValue> = {};
-  for (const region of endpoint.regions) regions[region] = { M: { state: { S: 'running' } } };
-  await client.send(
-    new PutItemCommand({
+  await documentClient(client).send(
+    new PutCommand({
       TableName: tableName,
       Item: {
-        endpoint_name: { S: endpoint.name },
-        regions: { M: regions },
-        service: { S: endpoint.service },
-        port: { N: String(endpoint.port) },
-        serving_paths: { L: endpoint.servingPaths.map((p) => ({ S: p })) },
-        ...(endpoint.healthPath !== undefined ? { health_path: { S: endpoint.healthPath } } : {}),
-        updated_at: { S: new Date().toISOString() },
+        endpoint_name: endpoint.name,
+        regions: Object.fromEntries(endpoint.regions.map((region) => [region, { state: 'running' }])),
+        service: endpoint.service,
+        port: endpoint.port,
+        serving_paths: [...endpoint.servingPaths],
+        ...(endpoint.healthPath !== undefined ? { health_path: endpoint.healthPath } : {}),
+        updated_at: new Date().toISOString(),
       },
     }),
   );

@@ -3,7 +3,8 @@
  * requests a second; the cache keeps that from becoming as many DynamoDB reads across regions, while a
  * state change (stopped, canary weight…) still takes effect within one TTL.
  */
-import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { TableStore } from '../../shared/dynamo.js';
 
 /** A stored endpoint document as plain JSON-like data, or undefined when there is none. */
 export interface EndpointSource {
@@ -17,39 +18,28 @@ export class EndpointStoreError extends Error {
   }
 }
 
-/** DynamoDB attribute values to plain data (numbers as JS numbers; binary values are not part of a record). */
-export function fromAttribute(attr: AttributeValue | undefined): unknown {
-  if (!attr) return undefined;
-  if (attr.S !== undefined) return attr.S;
-  if (attr.N !== undefined) return Number(attr.N);
-  if (attr.BOOL !== undefined) return attr.BOOL;
-  if (attr.NULL !== undefined) return null;
-  if (attr.L !== undefined) return attr.L.map(fromAttribute);
-  if (attr.M !== undefined) return fromItem(attr.M);
-  if (attr.SS !== undefined) return [...attr.SS];
-  if (attr.NS !== undefined) return attr.NS.map(Number);
-  return undefined;
-}
-
-export function fromItem(item: Record<string, AttributeValue>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, attr] of Object.entries(item)) out[key] = fromAttribute(attr);
-  return out;
+/**
+ * A record as JSON-like data: string and number sets become lists (docs/inference-proxy.md accepts string
+ * sets for lists); binary values are not part of a record and read as absent.
+ */
+function recordData(value: unknown): unknown {
+  if (value instanceof Set) return [...(value as Set<unknown>)];
+  if (value instanceof Uint8Array) return undefined;
+  if (Array.isArray(value)) return value.map(recordData);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, recordData(field)]));
+  }
+  return value;
 }
 
 /** The central table TABLES.inferenceEndpoints (pk `endpoint_name`). */
-export class DynamoEndpointSource implements EndpointSource {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DynamoEndpointSource extends TableStore implements EndpointSource {
   async fetch(name: string): Promise<unknown> {
     try {
-      const out = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: { endpoint_name: { S: name } } }),
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: { endpoint_name: name } }),
       );
-      return out.Item ? fromItem(out.Item) : undefined;
+      return out.Item ? recordData(out.Item) : undefined;
     } catch (error) {
       throw new EndpointStoreError(`endpoint lookup failed: ${(error as Error).message}`, { cause: error });
     }

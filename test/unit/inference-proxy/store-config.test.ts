@@ -2,7 +2,7 @@ import {
   INFERENCE_PROXY_DEFAULTS,
   loadInferenceProxySettings,
 } from '../../../cluster/inference-proxy/src/config.js';
-import { EndpointCache, fromItem, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
+import { EndpointCache, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { classify } from '../../../cluster/inference-proxy/src/upstream.js';
 import { EnvConfigError } from '../../../cluster/shared/env.js';
 
@@ -77,30 +77,6 @@ describe('EndpointCache', () => {
     await cache.get('b');
     await cache.get('a');
     expect(source.calls).toEqual(['a', 'b', 'c', 'a']);
-  });
-});
-
-describe('fromItem', () => {
-  test('decodes nested maps, lists, numbers, sets and nulls', () => {
-    expect(
-      fromItem({
-        endpoint_name: { S: 'llama' },
-        port: { N: '8443' },
-        regions: { M: { 'us-east-1': { M: { state: { S: 'running' } } } } },
-        serving_paths: { L: [{ S: '/a' }, { S: '/b/*' }] },
-        tags: { SS: ['x'] },
-        canary: { NULL: true },
-        flag: { BOOL: false },
-      }),
-    ).toEqual({
-      endpoint_name: 'llama',
-      port: 8443,
-      regions: { 'us-east-1': { state: 'running' } },
-      serving_paths: ['/a', '/b/*'],
-      tags: ['x'],
-      canary: null,
-      flag: false,
-    });
   });
 });
 
