@@ -8,15 +8,16 @@
  * Checking the lease in the condition (not relying on TTL deletion, which can lag for days) keeps takeover
  * timely.
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../../../lib/tables.js';
+import { documentClient, stringAttribute, unlessConditionFailed } from '../../shared/dynamo.js';
 import { rfc3339 } from './opencost.js';
 import type { ReportWindow } from './report.js';
 
@@ -41,11 +42,13 @@ const TTL = TABLES.costReports.ttlAttribute;
 export class WindowClaims {
   readonly leaseSeconds: number;
   private readonly retentionSeconds: number;
+  private readonly doc: DynamoDBDocumentClient;
 
   constructor(
-    private readonly dynamo: DynamoDBClient,
+    dynamo: DynamoDBClient,
     private readonly opts: WindowClaimsOptions,
   ) {
+    this.doc = documentClient(dynamo);
     this.leaseSeconds = opts.leaseSeconds ?? 300;
     this.retentionSeconds = opts.retentionSeconds ?? 7 * 86_400;
   }
@@ -57,85 +60,81 @@ export class WindowClaims {
 
   async claim(window: ReportWindow, now: Date): Promise<ClaimOutcome> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
-    try {
-      await this.dynamo.send(
-        new PutItemCommand({
+    const claimed = await unlessConditionFailed(
+      this.doc.send(
+        new PutCommand({
           TableName: this.opts.table,
           Item: {
-            [PK]: { S: this.reportKey(window) },
-            status: { S: 'claimed' },
-            owner: { S: this.opts.owner },
-            region: { S: this.opts.region },
-            window_start: { S: rfc3339(window.start) },
-            window_end: { S: rfc3339(window.end) },
-            claimed_at: { S: now.toISOString() },
-            [TTL]: { N: String(nowSeconds + this.leaseSeconds) },
+            [PK]: this.reportKey(window),
+            status: 'claimed',
+            owner: this.opts.owner,
+            region: this.opts.region,
+            window_start: rfc3339(window.start),
+            window_end: rfc3339(window.end),
+            claimed_at: now.toISOString(),
+            [TTL]: nowSeconds + this.leaseSeconds,
           },
           ConditionExpression: `attribute_not_exists(#pk) OR (#status = :claimed AND #ttl < :now)`,
           ExpressionAttributeNames: { '#pk': PK, '#status': 'status', '#ttl': TTL },
-          ExpressionAttributeValues: { ':claimed': { S: 'claimed' }, ':now': { N: String(nowSeconds) } },
+          ExpressionAttributeValues: { ':claimed': 'claimed', ':now': nowSeconds },
         }),
-      );
-      return { won: true };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    const current = await this.dynamo.send(
-      new GetItemCommand({
+      ),
+    );
+    if (claimed) return { won: true };
+    const current = await this.doc.send(
+      new GetCommand({
         TableName: this.opts.table,
-        Key: { [PK]: { S: this.reportKey(window) } },
+        Key: { [PK]: this.reportKey(window) },
         ConsistentRead: true,
       }),
     );
-    const status = current.Item?.status?.S;
+    const item = current.Item ?? {};
+    const status = stringAttribute(item, 'status');
+    const s3Key = stringAttribute(item, 's3_key');
     return {
       won: false,
       status: status === 'written' || status === 'claimed' ? status : 'unknown',
-      owner: current.Item?.owner?.S,
-      ...(current.Item?.s3_key?.S ? { s3Key: current.Item.s3_key.S } : {}),
+      owner: stringAttribute(item, 'owner') ?? undefined,
+      ...(s3Key ? { s3Key } : {}),
     };
   }
 
   /** Marks the window written. False when another replica took the claim over meanwhile (harmless: same key). */
   async complete(window: ReportWindow, s3Key: string, now: Date): Promise<boolean> {
-    try {
-      await this.dynamo.send(
-        new UpdateItemCommand({
+    const written = await unlessConditionFailed(
+      this.doc.send(
+        new UpdateCommand({
           TableName: this.opts.table,
-          Key: { [PK]: { S: this.reportKey(window) } },
+          Key: { [PK]: this.reportKey(window) },
           UpdateExpression: 'SET #status = :written, s3_key = :key, written_at = :at, #ttl = :ttl',
           ConditionExpression: '#owner = :me',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL, '#owner': 'owner' },
           ExpressionAttributeValues: {
-            ':written': { S: 'written' },
-            ':key': { S: s3Key },
-            ':at': { S: now.toISOString() },
-            ':ttl': { N: String(Math.floor(now.getTime() / 1000) + this.retentionSeconds) },
-            ':me': { S: this.opts.owner },
+            ':written': 'written',
+            ':key': s3Key,
+            ':at': now.toISOString(),
+            ':ttl': Math.floor(now.getTime() / 1000) + this.retentionSeconds,
+            ':me': this.opts.owner,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 
   /** Gives a claim back after a failed attempt so the window can be retried without waiting for the lease. */
   async release(window: ReportWindow): Promise<void> {
-    try {
-      await this.dynamo.send(
-        new DeleteItemCommand({
+    // Not ours (any more) or gone: nothing to give back.
+    await unlessConditionFailed(
+      this.doc.send(
+        new DeleteCommand({
           TableName: this.opts.table,
-          Key: { [PK]: { S: this.reportKey(window) } },
+          Key: { [PK]: this.reportKey(window) },
           ConditionExpression: '#owner = :me AND #status = :claimed',
           ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
-          ExpressionAttributeValues: { ':me': { S: this.opts.owner }, ':claimed': { S: 'claimed' } },
+          ExpressionAttributeValues: { ':me': this.opts.owner, ':claimed': 'claimed' },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 }
