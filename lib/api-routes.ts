@@ -8,7 +8,7 @@ import type { PlatformConfig } from './config.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
-export type ApiId = 'global' | 'regional' | 'analytics';
+type ApiId = 'global' | 'regional' | 'analytics';
 
 /** The Lambda function behind a route: the stacks map each to a NodejsFunction, the emulator to its handler. */
 export type RouteHandler =
@@ -70,9 +70,9 @@ export interface ApiDefinition {
 }
 
 /** Integration timeout of buffered and aggregate routes (the REST API default maximum). */
-export const BUFFERED_TIMEOUT_SECONDS = 29;
+const BUFFERED_TIMEOUT_SECONDS = 29;
 /** Integration timeout and streaming window of the inference routes. */
-export const STREAMING_TIMEOUT_SECONDS = 900;
+const STREAMING_TIMEOUT_SECONDS = 900;
 
 /** Routes the regional resource policy always grants the cross-region aggregator role (seed 001). */
 export const AGGREGATOR_REGIONAL_ROUTES: readonly { readonly method: HttpMethod; readonly path: string }[] = [
@@ -242,11 +242,20 @@ export function analyticsApiDefinition(config: PlatformConfig): ApiDefinition {
   };
 }
 
-/** Every distinct Lambda handler a definition needs. */
-export function handlersOf(api: ApiDefinition): RouteHandler[] {
-  const handlers = new Set<RouteHandler>();
-  for (const route of api.routes) {
-    if (route.integration.type === 'lambda') handlers.add(route.integration.handler);
-  }
-  return [...handlers];
+/** Lambda's largest function timeout, which is also the streaming window of the inference routes. */
+const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+
+/**
+ * Timeout of the function behind `handler` in `api`, the one rule every stack follows: one second past
+ * the longest integration timeout among the routes it serves, so API Gateway gives up (and answers the
+ * caller itself) before Lambda stops the invocation; capped at Lambda's 900 s maximum.
+ */
+export function functionTimeoutSeconds(api: ApiDefinition, handler: RouteHandler): number {
+  const timeouts = api.routes.flatMap((route) =>
+    route.integration.type === 'lambda' && route.integration.handler === handler
+      ? [route.integration.timeoutSeconds]
+      : [],
+  );
+  if (timeouts.length === 0) throw new Error(`The ${api.id} API has no route served by ${handler}`);
+  return Math.min(Math.max(...timeouts) + 1, LAMBDA_MAX_TIMEOUT_SECONDS);
 }

@@ -21,14 +21,17 @@ import {
   renderManifests,
 } from '../cluster-manifests.js';
 import type { ClusterServiceName } from '../cluster-manifests.js';
-import type { PlatformConfig } from '../config.js';
 import type { AlbServiceName } from '../routing.js';
 import { TABLES, tableEnvironment, tableName } from '../tables.js';
 import type { TableDefinition } from '../tables.js';
 import { PROJECT_ROOT } from './platform-function.js';
 
 export interface ClusterServicesProps {
-  readonly config: PlatformConfig;
+  /** Project name: the central tables' names. */
+  readonly projectName: string;
+  /** Region of the global stack, where the central tables live. */
+  readonly globalRegion: string;
+  /** The region's EKS cluster. */
   readonly cluster: ICluster;
   /** The ALB target group of each ALB-facing service (bound to its pods by a TargetGroupBinding). */
   readonly targetGroups: ReadonlyMap<AlbServiceName, ITargetGroup>;
@@ -40,7 +43,9 @@ export interface ClusterServicesProps {
   readonly tlsKeyPairSecret: ISecret;
   /** PEM of the internal CA: cost-monitor's and the model servers' certificates chain to it. */
   readonly caCertificatePem: string;
+  /** Where cost-monitor writes its reports. */
   readonly costReportsBucket: IBucket;
+  /** Where cost-monitor claims scheduled report windows. */
   readonly costReportsTable: ITableV2;
 }
 
@@ -58,6 +63,7 @@ const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableD
 };
 
 export class ClusterServices extends Construct {
+  /** The image of each service. */
   readonly images: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
   /** The Pod Identity role of each service's ServiceAccount. */
   readonly roles: ReadonlyMap<ClusterServiceName, Role>;
@@ -66,7 +72,7 @@ export class ClusterServices extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterServicesProps) {
     super(scope, id);
-    const { config, cluster } = props;
+    const { cluster } = props;
     const stack = Stack.of(this);
 
     const images = new Map<ClusterServiceName, DockerImageAsset>();
@@ -100,7 +106,7 @@ export class ClusterServices extends Construct {
       // Every pod serves HTTPS with the key pair.
       props.tlsKeyPairSecret.grantRead(role);
       for (const [table, actions] of CENTRAL_TABLE_ACCESS[service]) {
-        role.addToPolicy(centralTableStatement(stack, config, table, actions));
+        role.addToPolicy(centralTableStatement(stack, props, table, actions));
       }
     }
     this.images = images;
@@ -201,7 +207,7 @@ export class ClusterServices extends Construct {
     };
     const values: Record<string, string> = {
       REGION: stack.region,
-      GLOBAL_REGION: config.globalRegion,
+      GLOBAL_REGION: props.globalRegion,
       CLUSTER_NAME: cluster.clusterName,
       VPC_CIDR: props.vpcCidr,
       SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
@@ -210,7 +216,7 @@ export class ClusterServices extends Construct {
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
-      ...tableEnvironment(config.projectName),
+      ...tableEnvironment(props.projectName),
     };
     for (const service of CLUSTER_SERVICE_NAMES) {
       values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
@@ -242,16 +248,16 @@ export class ClusterServices extends Construct {
 
 function centralTableStatement(
   stack: Stack,
-  config: PlatformConfig,
+  props: ClusterServicesProps,
   table: TableDefinition,
   actions: readonly string[],
 ): PolicyStatement {
   // The central tables live in the global region; their names come from lib/tables.ts.
   const arn = stack.formatArn({
     service: 'dynamodb',
-    region: config.globalRegion,
+    region: props.globalRegion,
     resource: 'table',
-    resourceName: tableName(config.projectName, table),
+    resourceName: tableName(props.projectName, table),
   });
   return new PolicyStatement({
     actions: actions.map((action) => `dynamodb:${action}`),

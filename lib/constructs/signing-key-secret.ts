@@ -5,17 +5,17 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../config.js';
-import { signingKeySecretName } from '../names.js';
 import { PlatformFunction } from './platform-function.js';
 
 /** Days between rotations. Verifiers accept current and previous, so any interval over minutes is safe. */
-export const SIGNING_KEY_ROTATION_DAYS = 30;
+const SIGNING_KEY_ROTATION_DAYS = 30;
 
 export interface SigningKeySecretProps {
-  readonly config: PlatformConfig;
+  /** Project name: the secret's and the rotation function's descriptions. */
+  readonly projectName: string;
+  /** Physical name of the secret (lib/names.ts): regional stacks and services find its replicas by it. */
+  readonly secretName: string;
   /** Regions the secret is replicated to (every deployment region other than the stack's). */
   readonly replicaRegions: readonly string[];
 }
@@ -26,10 +26,9 @@ export class SigningKeySecret extends Construct {
 
   constructor(scope: Construct, id: string, props: SigningKeySecretProps) {
     super(scope, id);
-    const { config } = props;
     this.secret = new Secret(this, 'Secret', {
-      secretName: signingKeySecretName(config),
-      description: `${config.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
+      secretName: props.secretName,
+      description: `${props.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
       // The first value is {"current":"<random>"}; the first rotation adds "previous".
       generateSecretString: {
         secretStringTemplate: '{}',
@@ -43,8 +42,9 @@ export class SigningKeySecret extends Construct {
     });
     this.rotationFunction = new PlatformFunction(this, 'Rotation', {
       entryName: 'signing-key-rotation',
-      description: `${config.projectName}: rotates the envelope signing key`,
+      description: `${props.projectName}: rotates the envelope signing key`,
       timeout: Duration.seconds(30),
+      invokedBy: 'secrets-manager-rotation',
       memorySize: 256,
     });
     // Grants the rotation steps' actions on this secret and lets Secrets Manager invoke the function.
@@ -52,12 +52,5 @@ export class SigningKeySecret extends Construct {
       rotationLambda: this.rotationFunction,
       automaticallyAfter: Duration.days(SIGNING_KEY_ROTATION_DAYS),
     });
-    NagSuppressions.addResourceSuppressions(this.rotationFunction, [
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'Invoked synchronously by Secrets Manager, which retries each rotation step and records failures',
-      },
-    ]);
   }
 }

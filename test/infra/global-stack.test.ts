@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { addGlobalStack } from '../../lib/app-builder.js';
 import { loadConfig } from '../../lib/config.js';
 import { InternalCertificate } from '../../lib/constructs/internal-ca.js';
-import { GlobalStack } from '../../lib/stacks/global-stack.js';
-import { addNagPacks, nagErrors } from './support/template.js';
+import { internalCaSecretName } from '../../lib/names.js';
+import { addNagPacks, apiResourcePaths, cdkJsonContext, nagErrors } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -19,9 +20,6 @@ interface Resource {
   Properties: Json;
   DeletionPolicy?: string;
 }
-
-const cdkJsonContext = (): Json =>
-  (JSON.parse(readFileSync(join(process.cwd(), 'cdk.json'), 'utf8')) as { context: Json }).context;
 
 const outdirs: string[] = [];
 afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -36,12 +34,7 @@ function synthGlobal(context: Json, options: { bundle?: boolean } = {}) {
     context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
   });
   const config = loadConfig(context);
-  const stack = new GlobalStack(app, config.globalStackName, {
-    config,
-    region: config.globalRegion,
-    stackName: config.globalStackName,
-    crossRegionReferences: true,
-  });
+  const stack = addGlobalStack(app, config);
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -75,17 +68,9 @@ const analytics = byName('analytics environment on');
 
 /** Each method as `METHOD /path` → what the seed fixes about it. */
 function routesOf(s: Synth): Record<string, Json> {
-  const paths = new Map<string, string>();
-  const pathOf = (ref: unknown): string => {
-    const id = (ref as { Ref?: string }).Ref;
-    if (id === undefined) return ''; // Fn::GetAtt RootResourceId
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const props = s.resources[id]!.Properties;
-    const path = `${pathOf(props.ParentId)}/${String(props.PathPart)}`;
-    paths.set(id, path);
-    return path;
-  };
+  const paths = apiResourcePaths(s.template);
+  // Fn::GetAtt RootResourceId (no Ref): the root resource.
+  const pathOf = (ref: unknown): string => paths.get((ref as { Ref?: string }).Ref ?? '') ?? '';
   const functionName = (uri: unknown): string => {
     const parts = (uri as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
     const getAtt = parts.find((p) => typeof p === 'object' && p !== null && 'Fn::GetAtt' in p) as {
@@ -665,7 +650,8 @@ test('InternalCertificate (for the regional stacks): ACM import, key-pair secret
   addNagPacks(app);
   const stack = new Stack(app, 'regional', { env: { region: 'eu-west-1' } });
   const cert = new InternalCertificate(stack, 'Tls', {
-    config: loadConfig({}),
+    projectName: 'gco',
+    caSecretName: internalCaSecretName(loadConfig({})),
     dnsNames: ['backend.gco.gco.internal'],
   });
   const template = Template.fromStack(stack);

@@ -17,7 +17,7 @@ import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
 import type { AlbServiceName } from '../../lib/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
-import { addNagPacks, nagErrors } from './support/template.js';
+import { addNagPacks, apiResourcePaths, nagErrors } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -59,24 +59,9 @@ function joined(value: unknown): string {
   return join[1].map(joined).join(join[0]);
 }
 
-/** Full API Gateway path of every AWS::ApiGateway::Resource logical id. */
-function resourcePaths(template: Template): Map<string, string> {
-  const all = Object.fromEntries(resources(template, 'AWS::ApiGateway::Resource'));
-  const paths = new Map<string, string>();
-  const pathOf = (id: string): string => {
-    const known = paths.get(id);
-    if (known) return known;
-    const resource = all[id];
-    if (!resource) throw new Error(`no resource ${id}`);
-    const parent = resource.Properties.ParentId as { Ref?: string };
-    const prefix = parent.Ref ? pathOf(parent.Ref) : '';
-    const path = `${prefix}/${String(resource.Properties.PathPart)}`;
-    paths.set(id, path);
-    return path;
-  };
-  for (const id of Object.keys(all)) pathOf(id);
-  return paths;
-}
+/** The internal ALB's security group. */
+const albSecurityGroup = (template: Template): Resource | undefined =>
+  resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup'))?.[1];
 
 /** The target group logical id of each ALB service (tag `gco:service`). */
 function targetGroupIds(template: Template): Map<AlbServiceName, string> {
@@ -192,7 +177,7 @@ describe('default config (commercial partition, regional API closed to the accou
     });
 
     test('every route of the definition, with its method, operation name, IAM auth and timeout', () => {
-      const paths = resourcePaths(template);
+      const paths = apiResourcePaths(template);
       const methods = resources(template, 'AWS::ApiGateway::Method').map(([, m]) => {
         const integration = m.Properties.Integration as Json;
         return {
@@ -473,9 +458,7 @@ describe('default config (commercial partition, regional API closed to the accou
     });
 
     test('security group: 443 from the VPC and (accelerator partition) any IPv4; egress only to the pods', () => {
-      const [, sg] =
-        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
-        [];
+      const sg = albSecurityGroup(template);
       expect(sg?.Properties.SecurityGroupIngress).toEqual([
         expect.objectContaining({
           CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },
@@ -812,9 +795,7 @@ describe('aws-us-gov partition (no Global Accelerator)', () => {
     (region) => {
       const template = Template.fromStack(regionalStackOf(built, region));
       expect(resources(template, 'AWS::GlobalAccelerator::EndpointGroup')).toHaveLength(0);
-      const [, sg] =
-        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
-        [];
+      const sg = albSecurityGroup(template);
       expect(sg?.Properties.SecurityGroupIngress).toEqual([
         expect.objectContaining({
           CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },
