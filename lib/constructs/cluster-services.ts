@@ -1,7 +1,8 @@
 /**
- * The cluster services in one region: their images (DockerImageAsset on `cluster/<service>/Dockerfile`,
- * build context = repository root), their AWS permissions (one EKS Pod Identity role per ServiceAccount,
- * least privilege) and the `cluster/k8s/` manifests filled for this region and applied file by file.
+ * The cluster services in one region: their images (DockerImageAsset on `cluster/Dockerfile` with the
+ * build argument SERVICE, build context = repository root), their AWS permissions (one EKS Pod Identity
+ * role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for this region and
+ * applied file by file.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -49,6 +50,9 @@ export interface ClusterServicesProps {
   readonly costReportsTable: ITableV2;
 }
 
+/** The one Dockerfile of every service image, relative to the repository root (the build context). */
+export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
+
 /** DynamoDB actions each service issues, per table (read from the services' stores). */
 const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableDefinition, string[]][]>> = {
   'manifest-processor': [
@@ -82,10 +86,11 @@ export class ClusterServices extends Construct {
       images.set(
         service,
         new DockerImageAsset(this, `${pascal(service)}Image`, {
-          // The Dockerfiles COPY from the repository root; .dockerignore keeps the context (and the
-          // synth-time fingerprint) to what they copy.
+          // The Dockerfile COPYs from the repository root; .dockerignore keeps the context (and the
+          // synth-time fingerprint) to what it copies.
           directory: PROJECT_ROOT,
-          file: `cluster/${service}/Dockerfile`,
+          file: CLUSTER_DOCKERFILE,
+          buildArgs: { SERVICE: service },
           // Auto Mode's general-purpose NodePool runs amd64 only.
           platform: Platform.LINUX_AMD64,
         }),

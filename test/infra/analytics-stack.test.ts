@@ -1,6 +1,7 @@
-// The analytics stack (seed 002, issue 7): routes and their authorization, the authorizer and its cache,
-// stage settings, resource policy, tables, stream, functions and their environment, least-privilege
-// roles, the optional warehouse, partition-agnostic ARNs, snapshot and cdk-nag.
+// The analytics stack (docs/analytics-stack.md, docs/analytics-api.md): routes and their authorization,
+// the authorizer and its cache, stage settings, resource policy, tables, stream, functions and their
+// environment, least-privilege roles, the optional warehouse, partition-agnostic ARNs, snapshot and
+// cdk-nag.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
@@ -207,7 +208,7 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
         expect(m.authorizerId).toBe(authorizerId);
       }
     }
-    // The seed's table: administrative operations IAM, sending events the API key.
+    // docs/analytics-api.md: administrative operations IAM, sending events the API key.
     const custom = [...methods].filter(([, m]) => m.authorizationType === 'CUSTOM').map(([k]) => k);
     expect(custom).toEqual(['POST /applications/{APPLICATION_ID}/events']);
     expect(methods.get('POST /redshift/setup')?.operationName).toBe('setupRedshift');

@@ -1,4 +1,4 @@
-// `<project>-global` (lib/stacks/global-stack.ts) against seed 001 and issue 6: each rule is asserted
+// `<project>-global` (lib/stacks/global-stack.ts) against docs/global-stack.md: each rule is asserted
 // once, against the synthesized template; a snapshot per configuration; cdk-nag on every configuration.
 // The stack is built on its own (no regional stacks) with bundling skipped, except in the one test that
 // proves the functions bundle locally without Docker.
@@ -66,7 +66,7 @@ const analytics = byName('analytics environment on');
 
 // ---- the global REST API ----------------------------------------------------------------------
 
-/** Each method as `METHOD /path` → what the seed fixes about it. */
+/** Each method as `METHOD /path` → what the specification fixes about it. */
 function routesOf(s: Synth): Record<string, Json> {
   const paths = apiResourcePaths(s.template);
   // Fn::GetAtt RootResourceId (no Ref): the root resource.
@@ -146,7 +146,7 @@ const STUDIO_ROUTES = {
   },
 };
 
-describe('global API routes (seed 001 "Global API")', () => {
+describe('global API routes (docs/global-stack.md)', () => {
   test('commercial partition: aggregate routes and the accelerator catch-alls; buffered 29 s, inference 900 s streamed', () => {
     expect(routesOf(commercial)).toEqual({ ...AGGREGATE_ROUTES, ...ACCELERATOR_ROUTES });
   });
@@ -261,7 +261,7 @@ describe('global API routes (seed 001 "Global API")', () => {
 
 // ---- WAF -------------------------------------------------------------------------------------
 
-describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
+describe('WAF web ACL (docs/global-stack.md)', () => {
   const MANAGED = [
     'AWSManagedRulesCommonRuleSet',
     'AWSManagedRulesKnownBadInputsRuleSet',

@@ -1,5 +1,5 @@
 /**
- * `<project>-<region>`: fine-grained assertions for issue 6 and seeds 000/001 (regional API, internal ALB,
+ * `<project>-<region>`: fine-grained assertions for docs/regional-stack.md (regional API, internal ALB,
  * EKS, cluster services, accelerator endpoint group) in three configurations, plus cdk-nag.
  *
  * Each configuration is built once. Lambda bundling and the CDK's built-in CloudFormation validation are
@@ -148,7 +148,7 @@ describe('default config (commercial partition, regional API closed to the accou
     template = Template.fromStack(stack);
   });
 
-  describe('regional REST API (seed 001)', () => {
+  describe('regional REST API (docs/regional-stack.md)', () => {
     test('REGIONAL endpoint, and only the aggregator on its five routes (statement 1)', () => {
       const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
       expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
@@ -200,7 +200,7 @@ describe('default config (commercial partition, regional API closed to the accou
       }));
       expect(methods.map(({ uri: _uri, ...rest }) => rest)).toEqual(expect.arrayContaining(expected));
       expect(methods).toHaveLength(expected.length);
-      // The seed's method sets, spelled out once.
+      // The specified method sets, spelled out once.
       const on = (path: string) => methods.filter((m) => m.path === path).map((m) => m.method);
       expect(on('/api/v1/{proxy+}').sort()).toEqual([
         'DELETE',
@@ -341,7 +341,7 @@ describe('default config (commercial partition, regional API closed to the accou
     });
   });
 
-  describe('internal ALB (seed 000)', () => {
+  describe('internal ALB (docs/regional-stack.md)', () => {
     test('internal, in the private subnets, idle timeout 300 s, invalid headers dropped, access logs on', () => {
       const [, alb] = onlyResource(template, 'AWS::ElasticLoadBalancingV2::LoadBalancer');
       expect(alb.Properties.Scheme).toBe('internal');
@@ -658,14 +658,14 @@ describe('default config (commercial partition, regional API closed to the accou
       ).toEqual(new Set(['<token>']));
     });
 
-    test('the images are Docker assets built from cluster/<service>/Dockerfile with the repository root as context', () => {
+    test('the images are Docker assets built from cluster/Dockerfile, one per service (SERVICE build argument), with the repository root as context', () => {
       const assembly = built.app.synth();
       const manifests = assembly
         .getStackArtifact(stack.artifactId)
         .dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
       const images = manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {}));
-      expect(images.map((i) => i.source.dockerFile).sort()).toEqual(
-        CLUSTER_SERVICE_NAMES.map((s) => `cluster/${s}/Dockerfile`).sort(),
+      expect(images.map((i) => [i.source.dockerFile, i.source.dockerBuildArgs?.SERVICE]).sort()).toEqual(
+        CLUSTER_SERVICE_NAMES.map((s) => ['cluster/Dockerfile', s]).sort(),
       );
       for (const image of images) expect(image.source.platform).toBe('linux/amd64');
     });
