@@ -27,6 +27,8 @@ import { Construct } from 'constructs';
 import type { CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import { suppressProviderFramework } from '../nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
+import { replicatedSecret } from './replicated-secret.js';
+import type { ReplicatedSecretProps } from './replicated-secret.js';
 
 const RESOURCE_TYPE = 'Custom::InternalCa';
 
@@ -64,14 +66,8 @@ class InternalCaProvider extends Construct {
   }
 }
 
-export interface InternalCertificateAuthorityProps {
-  /** Project name: the CA's common name and the secret's description. */
-  readonly projectName: string;
-  /** Physical name of the CA secret (lib/names.ts): the regional stacks find its replica by it. */
-  readonly secretName: string;
-  /** Regions the CA secret is replicated to (every deployment region other than the stack's). */
-  readonly replicaRegions: readonly string[];
-}
+/** Name, replica regions and project (also the CA's common name) of the CA secret. */
+export type InternalCertificateAuthorityProps = ReplicatedSecretProps;
 
 /** The CA secret `<project>/internal-ca` and the custom resource that fills it (global stack). */
 export class InternalCertificateAuthority extends Construct {
@@ -81,12 +77,11 @@ export class InternalCertificateAuthority extends Construct {
 
   constructor(scope: Construct, id: string, props: InternalCertificateAuthorityProps) {
     super(scope, id);
-    this.secret = new Secret(this, 'Secret', {
-      secretName: props.secretName,
-      description: `${props.projectName} internal CA {"certificatePem","privateKeyPem"}: issues the ALB and pod certificates`,
-      replicaRegions: props.replicaRegions.map((region) => ({ region })),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.secret = replicatedSecret(
+      this,
+      props,
+      `${props.projectName} internal CA {"certificatePem","privateKeyPem"}: issues the ALB and pod certificates`,
+    );
     NagSuppressions.addResourceSuppressions(this.secret, [
       {
         id: 'AwsSolutions-SMG4',

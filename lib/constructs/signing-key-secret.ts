@@ -3,22 +3,18 @@
  * `{"current":"…","previous":"…"}`, replicated to every deployment region so each region's proxies and
  * services read it locally, and rotated by lambda/signing-key-rotation (docs/edge-lambdas.md).
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Duration } from 'aws-cdk-lib';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PlatformFunction } from './platform-function.js';
+import { replicatedSecret } from './replicated-secret.js';
+import type { ReplicatedSecretProps } from './replicated-secret.js';
 
 /** Days between rotations. Verifiers accept current and previous, so any interval over minutes is safe. */
 const SIGNING_KEY_ROTATION_DAYS = 30;
 
-export interface SigningKeySecretProps {
-  /** Project name: the secret's and the rotation function's descriptions. */
-  readonly projectName: string;
-  /** Physical name of the secret (lib/names.ts): regional stacks and services find its replicas by it. */
-  readonly secretName: string;
-  /** Regions the secret is replicated to (every deployment region other than the stack's). */
-  readonly replicaRegions: readonly string[];
-}
+/** Name, replica regions and project of the secret. */
+export type SigningKeySecretProps = ReplicatedSecretProps;
 
 export class SigningKeySecret extends Construct {
   readonly secret: Secret;
@@ -26,20 +22,19 @@ export class SigningKeySecret extends Construct {
 
   constructor(scope: Construct, id: string, props: SigningKeySecretProps) {
     super(scope, id);
-    this.secret = new Secret(this, 'Secret', {
-      secretName: props.secretName,
-      description: `${props.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
+    // Nothing outlives the key: a new deployment simply signs with a new one.
+    this.secret = replicatedSecret(
+      this,
+      props,
+      `${props.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
       // The first value is {"current":"<random>"}; the first rotation adds "previous".
-      generateSecretString: {
+      {
         secretStringTemplate: '{}',
         generateStringKey: 'current',
         passwordLength: 48,
         excludePunctuation: true,
       },
-      replicaRegions: props.replicaRegions.map((region) => ({ region })),
-      // Nothing outlives the key: a new deployment simply signs with a new one.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    );
     this.rotationFunction = new PlatformFunction(this, 'Rotation', {
       entryName: 'signing-key-rotation',
       description: `${props.projectName}: rotates the envelope signing key`,

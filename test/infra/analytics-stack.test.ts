@@ -29,6 +29,7 @@ import {
   HARD_CODED_ARN,
   nagErrors,
   snapshotOf,
+  stageMethodSettings,
 } from '../support/stack-templates.js';
 
 // ---- building ------------------------------------------------------------------------------------
@@ -267,17 +268,7 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
     const [, stage] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
     expect(stage.Properties.StageName).toBe('live');
     expect(stage.Properties.TracingEnabled).toBe(true);
-    expect(stage.Properties.MethodSettings).toEqual([
-      {
-        HttpMethod: '*',
-        ResourcePath: '/*',
-        LoggingLevel: 'INFO',
-        DataTraceEnabled: false,
-        MetricsEnabled: true,
-        ThrottlingRateLimit: 1000,
-        ThrottlingBurstLimit: 2000,
-      },
-    ]);
+    expect(stage.Properties.MethodSettings).toEqual([stageMethodSettings(1000, 2000)]);
   });
 
   test('JSON access logs without keys, signatures, headers or bodies', () => {

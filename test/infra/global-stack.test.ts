@@ -12,7 +12,13 @@ import { addGlobalStack } from '../../lib/app-builder.js';
 import { loadConfig } from '../../lib/config.js';
 import { InternalCertificate } from '../../lib/constructs/internal-ca.js';
 import { internalCaSecretName } from '../../lib/names.js';
-import { addNagPacks, apiResourcePaths, cdkJsonContext, nagErrors } from '../support/stack-templates.js';
+import {
+  addNagPacks,
+  apiResourcePaths,
+  cdkJsonContext,
+  nagErrors,
+  stageMethodSettings,
+} from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -193,17 +199,7 @@ describe('global API routes (docs/global-stack.md)', () => {
     const stage = commercial.single('AWS::ApiGateway::Stage').Properties;
     expect(stage.StageName).toBe('prod');
     expect(stage.TracingEnabled).toBe(true);
-    expect(stage.MethodSettings).toEqual([
-      {
-        HttpMethod: '*',
-        ResourcePath: '/*',
-        ThrottlingRateLimit: 1000,
-        ThrottlingBurstLimit: 2000,
-        LoggingLevel: 'INFO',
-        DataTraceEnabled: false,
-        MetricsEnabled: true,
-      },
-    ]);
+    expect(stage.MethodSettings).toEqual([stageMethodSettings(1000, 2000)]);
     const custom = synthGlobal({
       stage: 'v2',
       api_gateway: { throttling_rate_limit: 50, throttling_burst_limit: 75 },

@@ -17,7 +17,7 @@ import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
 import type { AlbServiceName } from '../../lib/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
-import { addNagPacks, apiResourcePaths, nagErrors } from '../support/stack-templates.js';
+import { addNagPacks, apiResourcePaths, nagErrors, stageMethodSettings } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -160,17 +160,7 @@ describe('default config (commercial partition, regional API closed to the accou
       expect(stage.Properties).toMatchObject({
         StageName: 'prod',
         TracingEnabled: true,
-        MethodSettings: [
-          {
-            HttpMethod: '*',
-            ResourcePath: '/*',
-            LoggingLevel: 'INFO',
-            DataTraceEnabled: false,
-            MetricsEnabled: true,
-            ThrottlingRateLimit: 1000,
-            ThrottlingBurstLimit: 2000,
-          },
-        ],
+        MethodSettings: [stageMethodSettings(1000, 2000)],
       });
       const format = (stage.Properties.AccessLogSetting as { Format: string }).Format;
       expect(JSON.parse(format)).toEqual(ACCESS_LOG_FIELDS);

@@ -61,3 +61,17 @@ export function apiResourcePaths(template: Template): Map<string, string> {
   for (const id of Object.keys(all)) pathOf(id);
   return paths;
 }
+
+/**
+ * The one method setting every PlatformRestApi stage has (docs/global-stack.md): every method, INFO
+ * execution logs, no data trace, detailed metrics, and the configured throttles.
+ */
+export const stageMethodSettings = (rateLimit: number, burstLimit: number): Record<string, unknown> => ({
+  HttpMethod: '*',
+  ResourcePath: '/*',
+  LoggingLevel: 'INFO',
+  DataTraceEnabled: false,
+  MetricsEnabled: true,
+  ThrottlingRateLimit: rateLimit,
+  ThrottlingBurstLimit: burstLimit,
+});
