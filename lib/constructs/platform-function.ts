@@ -9,8 +9,7 @@
  * scoping). Callers grant everything else.
  */
 import { join } from 'node:path';
-import { RemovalPolicy } from 'aws-cdk-lib';
-import type { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { IVpc, SubnetSelection, ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -19,6 +18,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { functionTimeoutSeconds } from '../api-routes.js';
+import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 
 /** Repository root: the bundler's project root and where `lambda/` lives. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
@@ -46,12 +47,17 @@ const SYNCHRONOUS_INVOKERS = {
 } as const;
 export type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
 
+/** Timeout of the function behind `handler` in `api`, by the one rule of `functionTimeoutSeconds()`. */
+export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler): Duration {
+  return Duration.seconds(functionTimeoutSeconds(api, handler));
+}
+
 export interface PlatformFunctionProps {
   /** Folder under `lambda/` holding `index.ts`; also the function's Powertools service name. */
   readonly entryName: string;
   /** The function's description in the Lambda console. */
   readonly description: string;
-  /** Longest run of one invocation; API functions take `functionTimeoutSeconds()` of lib/api-routes.ts. */
+  /** Longest run of one invocation; a function behind API routes takes `routeFunctionTimeout()`. */
   readonly timeout: Duration;
   /** Who invokes the function: the reason recorded for the dead-letter-queue finding. */
   readonly invokedBy: FunctionInvoker;

@@ -4,7 +4,6 @@
  * envelope with the signing-key replica and forward to the ALB over TLS verified against the internal CA.
  * Their security group opens connections only to the ALB and the VPC interface endpoints.
  */
-import { Duration } from 'aws-cdk-lib';
 import { Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -12,9 +11,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { functionTimeoutSeconds } from '../api-routes.js';
 import type { ApiDefinition } from '../api-routes.js';
-import { PlatformFunction } from './platform-function.js';
+import { PlatformFunction, routeFunctionTimeout } from './platform-function.js';
 
 export interface RegionalProxiesProps {
   /** Project name: the functions' descriptions. */
@@ -73,7 +71,7 @@ export class RegionalProxies extends Construct {
     this.controlPlane = new PlatformFunction(this, 'ControlPlaneProxy', {
       entryName: 'control-plane-proxy',
       description: `Regional control-plane proxy (${props.projectName}): /api/v1/{proxy+} to the internal ALB`,
-      timeout: Duration.seconds(functionTimeoutSeconds(props.api, 'control-plane-proxy')),
+      timeout: routeFunctionTimeout(props.api, 'control-plane-proxy'),
       invokedBy: 'api-gateway',
       environment,
       network,
@@ -81,7 +79,7 @@ export class RegionalProxies extends Construct {
     this.inference = new PlatformFunction(this, 'InferenceStreamProxy', {
       entryName: 'inference-stream-proxy',
       description: `Regional inference stream proxy (${props.projectName}): /inference/{proxy+} to the internal ALB`,
-      timeout: Duration.seconds(functionTimeoutSeconds(props.api, 'inference-stream-proxy')),
+      timeout: routeFunctionTimeout(props.api, 'inference-stream-proxy'),
       invokedBy: 'api-gateway',
       environment,
       network,

@@ -17,11 +17,10 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
-import { analyticsApiDefinition, functionTimeoutSeconds } from '../api-routes.js';
-import type { RouteHandler } from '../api-routes.js';
+import { analyticsApiDefinition } from '../api-routes.js';
 import { tableName } from '../tables.js';
 import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
-import { PlatformFunction } from '../constructs/platform-function.js';
+import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
 import { PlatformStack } from './platform-stack.js';
@@ -121,15 +120,13 @@ export class AnalyticsStack extends PlatformStack {
     const streamEnv = { [ANALYTICS_ENV.eventsStream]: this.eventsStream.streamName };
 
     const definition = analyticsApiDefinition(config);
-    const routeTimeout = (handler: RouteHandler): Duration =>
-      Duration.seconds(functionTimeoutSeconds(definition, handler));
     // API Gateway calls every one of them synchronously, as a route's integration or as the authorizer.
     const invokedBy = 'api-gateway-integration-or-authorizer';
 
     const admin = new PlatformFunction(this, 'AdminFunction', {
       entryName: 'analytics-admin',
       description: 'Analytics API: applications and API keys (IAM-authorized administrative routes)',
-      timeout: routeTimeout('analytics-admin'),
+      timeout: routeFunctionTimeout(definition, 'analytics-admin'),
       invokedBy,
       environment: tableEnv('applications', 'authorizations'),
     });
@@ -143,7 +140,7 @@ export class AnalyticsStack extends PlatformStack {
     const events = new PlatformFunction(this, 'EventsFunction', {
       entryName: 'analytics-events',
       description: 'Analytics API: validates event batches and writes them to the events stream',
-      timeout: routeTimeout('analytics-events'),
+      timeout: routeFunctionTimeout(definition, 'analytics-events'),
       invokedBy,
       memorySize: EVENTS_MEMORY_MB,
       environment: { ...tableEnv('applications', 'idempotency'), ...streamEnv },
@@ -151,7 +148,7 @@ export class AnalyticsStack extends PlatformStack {
     const warehouseSetup = new PlatformFunction(this, 'WarehouseSetupFunction', {
       entryName: 'analytics-warehouse-setup',
       description: 'Analytics API: creates the warehouse external schema and materialized views',
-      timeout: routeTimeout('analytics-warehouse-setup'),
+      timeout: routeFunctionTimeout(definition, 'analytics-warehouse-setup'),
       invokedBy,
       environment: {
         ...streamEnv,

@@ -12,7 +12,7 @@
  * - the central DynamoDB tables (job queue, job templates, webhooks + delivery outbox, inference
  *   endpoints).
  */
-import { Aws, CfnOutput, Duration } from 'aws-cdk-lib';
+import { Aws, CfnOutput } from 'aws-cdk-lib';
 import { Accelerator, ConnectionProtocol, IpAddressType } from 'aws-cdk-lib/aws-globalaccelerator';
 import type { Listener } from 'aws-cdk-lib/aws-globalaccelerator';
 import { AnyPrincipal, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -20,7 +20,7 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { AGGREGATOR_REGIONAL_ROUTES, functionTimeoutSeconds, globalApiDefinition } from '../api-routes.js';
+import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
 import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 import {
   aggregatorRoleName,
@@ -30,7 +30,7 @@ import {
 } from '../names.js';
 import { GlobalApiWaf } from '../constructs/global-api-waf.js';
 import { InternalCertificateAuthority } from '../constructs/internal-ca.js';
-import { PlatformFunction } from '../constructs/platform-function.js';
+import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
 import { SigningKeySecret } from '../constructs/signing-key-secret.js';
@@ -182,13 +182,11 @@ export class GlobalStack extends PlatformStack {
         r.integration.type === 'lambda' ? [r.integration.handler] : [],
       ),
     );
-    const routeTimeout = (handler: RouteHandler): Duration =>
-      Duration.seconds(functionTimeoutSeconds(this.apiDefinition, handler));
     const functions: Partial<Record<RouteHandler, PlatformFunction>> = {};
     functions.aggregator = new PlatformFunction(this, 'Aggregator', {
       entryName: 'aggregator',
       description: `${p}: /api/v1/global/* fan-out to every regional API`,
-      timeout: routeTimeout('aggregator'),
+      timeout: routeFunctionTimeout(this.apiDefinition, 'aggregator'),
       invokedBy: 'api-gateway',
       role: this.aggregatorRole,
       environment: {
@@ -209,14 +207,14 @@ export class GlobalStack extends PlatformStack {
       functions['control-plane-proxy'] = new PlatformFunction(this, 'ControlPlaneProxy', {
         entryName: 'control-plane-proxy',
         description: `${p}: /api/v1/{proxy+} to the regions over the accelerator`,
-        timeout: routeTimeout('control-plane-proxy'),
+        timeout: routeFunctionTimeout(this.apiDefinition, 'control-plane-proxy'),
         invokedBy: 'api-gateway',
         environment: proxyEnvironment,
       });
       functions['inference-stream-proxy'] = new PlatformFunction(this, 'InferenceProxy', {
         entryName: 'inference-stream-proxy',
         description: `${p}: /inference/{proxy+} streamed from the regions over the accelerator`,
-        timeout: routeTimeout('inference-stream-proxy'),
+        timeout: routeFunctionTimeout(this.apiDefinition, 'inference-stream-proxy'),
         invokedBy: 'api-gateway',
         environment: proxyEnvironment,
       });
@@ -229,7 +227,7 @@ export class GlobalStack extends PlatformStack {
       const studioLogin = new PlatformFunction(this, 'StudioLogin', {
         entryName: 'studio-login',
         description: `${p}: presigned analytics studio login URL for the caller's user profile`,
-        timeout: routeTimeout('studio-login'),
+        timeout: routeFunctionTimeout(this.apiDefinition, 'studio-login'),
         invokedBy: 'api-gateway',
         environment: { STUDIO_DOMAIN_ID: this.studio.domain.attrDomainId },
       });
