@@ -7,6 +7,9 @@
  * own log group (no AWSLambdaBasicExecutionRole, which allows every log group of the account). A function
  * in a VPC also gets AWSLambdaVPCAccessExecutionRole (the ENI actions Lambda needs, which have no resource
  * scoping). Callers grant everything else.
+ *
+ * cdk-nag: the function applies its own suppressions, once (runtime, dead-letter queue, the X-Ray and VPC
+ * grants on its role); callers suppress only findings of the grants they add.
  */
 import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
