@@ -1,14 +1,14 @@
 /**
- * The REST APIs of the platform as data, declared ONCE (seed 001 for the global and regional APIs, seed
- * 002 for the analytics API). The stacks turn each definition into API Gateway resources and methods; the
- * local API Gateway emulator (`npm start`) serves the same definitions; tests assert against them. A route
- * that is not listed here does not exist anywhere.
+ * The REST APIs of the platform as data, declared ONCE (docs/global-stack.md and docs/regional-stack.md
+ * for the global and regional APIs, docs/analytics-api.md for the analytics API). The stacks turn each
+ * definition into API Gateway resources and methods; the local API Gateway emulator (`npm start`) serves
+ * the same definitions; tests assert against them. A route that is not listed here does not exist anywhere.
  */
 import type { PlatformConfig } from './config.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
-export type ApiId = 'global' | 'regional' | 'analytics';
+type ApiId = 'global' | 'regional' | 'analytics';
 
 /** The Lambda function behind a route: the stacks map each to a NodejsFunction, the emulator to its handler. */
 export type RouteHandler =
@@ -70,11 +70,11 @@ export interface ApiDefinition {
 }
 
 /** Integration timeout of buffered and aggregate routes (the REST API default maximum). */
-export const BUFFERED_TIMEOUT_SECONDS = 29;
+const BUFFERED_TIMEOUT_SECONDS = 29;
 /** Integration timeout and streaming window of the inference routes. */
-export const STREAMING_TIMEOUT_SECONDS = 900;
+const STREAMING_TIMEOUT_SECONDS = 900;
 
-/** Routes the regional resource policy always grants the cross-region aggregator role (seed 001). */
+/** Routes the regional resource policy always grants the cross-region aggregator role (docs/aggregator.md). */
 export const AGGREGATOR_REGIONAL_ROUTES: readonly { readonly method: HttpMethod; readonly path: string }[] = [
   { method: 'DELETE', path: '/api/v1/jobs' },
   { method: 'GET', path: '/api/v1/health' },
@@ -189,11 +189,11 @@ export function regionalApiDefinition(config: PlatformConfig): ApiDefinition {
   };
 }
 
-/** Path parameters of the analytics API (seed 002 placeholders); both are UUIDs. */
+/** Path parameters of the analytics API (docs/analytics-api.md); both are UUIDs. */
 export const APPLICATION_ID_PARAM = 'APPLICATION_ID';
 export const API_KEY_ID_PARAM = 'API_KEY_ID';
 
-/** Game-analytics ingestion API (seed 002): administrative routes are IAM, sending events uses API keys. */
+/** Game-analytics ingestion API (docs/analytics-api.md): administrative routes are IAM, events use API keys. */
 export function analyticsApiDefinition(config: PlatformConfig): ApiDefinition {
   const app = `/applications/{${APPLICATION_ID_PARAM}}`;
   const key = `${app}/authorizations/{${API_KEY_ID_PARAM}}`;
@@ -236,17 +236,26 @@ export function analyticsApiDefinition(config: PlatformConfig): ApiDefinition {
       admin('PUT', key, 'updateAuthorization'),
       admin('DELETE', key, 'deleteAuthorization'),
       setup('/redshift/setup', 'setupRedshift'),
-      // The seed's example request uses this path; both reach the same function.
+      // The specification's example request uses this path; both reach the same function.
       setup('/applications/redshift/setup', 'setupRedshiftUnderApplications'),
     ],
   };
 }
 
-/** Every distinct Lambda handler a definition needs. */
-export function handlersOf(api: ApiDefinition): RouteHandler[] {
-  const handlers = new Set<RouteHandler>();
-  for (const route of api.routes) {
-    if (route.integration.type === 'lambda') handlers.add(route.integration.handler);
-  }
-  return [...handlers];
+/** Lambda's largest function timeout, which is also the streaming window of the inference routes. */
+const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+
+/**
+ * Timeout of the function behind `handler` in `api`, the one rule every stack follows: one second past
+ * the longest integration timeout among the routes it serves, so API Gateway gives up (and answers the
+ * caller itself) before Lambda stops the invocation; capped at Lambda's 900 s maximum.
+ */
+export function functionTimeoutSeconds(api: ApiDefinition, handler: RouteHandler): number {
+  const timeouts = api.routes.flatMap((route) =>
+    route.integration.type === 'lambda' && route.integration.handler === handler
+      ? [route.integration.timeoutSeconds]
+      : [],
+  );
+  if (timeouts.length === 0) throw new Error(`The ${api.id} API has no route served by ${handler}`);
+  return Math.min(Math.max(...timeouts) + 1, LAMBDA_MAX_TIMEOUT_SECONDS);
 }

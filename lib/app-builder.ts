@@ -34,13 +34,7 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
   });
   const config = configFromApp(app);
 
-  const globalStack = new GlobalStack(app, config.globalStackName, {
-    config,
-    region: config.globalRegion,
-    stackName: config.globalStackName,
-    // The accelerator listener ARN reaches the regional stacks' endpoint groups this way (SSM-backed).
-    crossRegionReferences: true,
-  });
+  const globalStack = addGlobalStack(app, config);
   const regionalStacks = new Map<string, RegionalStack>();
   for (const region of config.regions) {
     const name = config.regionalStackName(region);
@@ -55,12 +49,21 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
     stack.addStackDependency(globalStack, "reads the global stack's secrets, role and accelerator by name");
     regionalStacks.set(region, stack);
   }
-  const analyticsStack = config.analyticsApi.enabled
-    ? new AnalyticsStack(app, config.analyticsStackName, {
-        config,
-        region: config.analyticsApi.region,
-        stackName: config.analyticsStackName,
-      })
-    : undefined;
+  const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config) : undefined;
   return { app, config, globalStack, regionalStacks, ...(analyticsStack ? { analyticsStack } : {}) };
+}
+
+/** `<project>-global`, as the app has it (tests build it alone with this). */
+export function addGlobalStack(app: App, config: PlatformConfig): GlobalStack {
+  return new GlobalStack(app, config.globalStackName, {
+    config,
+    stackName: config.globalStackName,
+    // The accelerator listener ARN reaches the regional stacks' endpoint groups this way (SSM-backed).
+    crossRegionReferences: true,
+  });
+}
+
+/** `<project>-analytics`, as the app has it (tests build it alone with this). */
+export function addAnalyticsStack(app: App, config: PlatformConfig): AnalyticsStack {
+  return new AnalyticsStack(app, config.analyticsStackName, { config, stackName: config.analyticsStackName });
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 /** Where the templates live; applied in file-name order (`00-…` first). */
-export const CLUSTER_MANIFEST_DIR = join(import.meta.dirname, '..', 'cluster', 'k8s');
+const CLUSTER_MANIFEST_DIR = join(import.meta.dirname, '..', 'cluster', 'k8s');
 
 /** Namespace of the platform's services (00-namespaces.yaml). */
 export const CLUSTER_NAMESPACE = 'gco-system';

@@ -1,5 +1,5 @@
 /**
- * The optional analytics warehouse (seed 002, `POST /redshift/setup`): a Redshift Serverless namespace and
+ * The optional analytics warehouse (docs/analytics-stack.md, `POST /redshift/setup`): a Redshift Serverless namespace and
  * workgroup in the isolated subnets of a small VPC of its own, with enhanced VPC routing, reading the
  * events stream through Redshift streaming ingestion.
  *
@@ -16,10 +16,9 @@
  * - Stream access: a role only Redshift can assume, allowed to read exactly the events stream; it is
  *   associated with the namespace and named in `CREATE EXTERNAL SCHEMA … IAM_ROLE '<arn>'`.
  */
-import { RemovalPolicy, Tags } from 'aws-cdk-lib';
+import { Tags } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import {
-  FlowLogDestination,
-  FlowLogTrafficType,
   InterfaceVpcEndpointAwsService,
   IpAddresses,
   Port,
@@ -31,14 +30,15 @@ import type { InterfaceVpcEndpoint } from 'aws-cdk-lib/aws-ec2';
 import { CompositePrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IStream } from 'aws-cdk-lib/aws-kinesis';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnNamespace, CfnWorkgroup } from 'aws-cdk-lib/aws-redshiftserverless';
 import { Construct } from 'constructs';
+import { logAllVpcTraffic } from './vpc-flow-logs.js';
 
 /** Database the namespace creates; the setup function creates the external schema and views in it. */
-export const WAREHOUSE_DATABASE = 'analytics';
+const WAREHOUSE_DATABASE = 'analytics';
 /** Smallest Redshift Serverless base capacity (RPUs): the warehouse scales up from here on demand. */
-export const WAREHOUSE_BASE_CAPACITY_RPU = 8;
+const WAREHOUSE_BASE_CAPACITY_RPU = 8;
 /** Principal tag Redshift Serverless reads on GetCredentials to grant database roles (colon-separated). */
 export const REDSHIFT_DB_ROLES_TAG = 'RedshiftDbRoles';
 /** Database role of the setup function: may create schemas and (materialized) views, nothing more. */
@@ -63,13 +63,19 @@ export interface AnalyticsWarehouseProps {
 }
 
 export class AnalyticsWarehouse extends Construct {
+  /** The warehouse's own VPC: three isolated subnets. */
   readonly vpc: Vpc;
+  /** The workgroup's security group: no inbound, HTTPS to the Kinesis endpoint only. */
   readonly securityGroup: SecurityGroup;
+  /** Kinesis Data Streams interface endpoint (streaming ingestion stays in the VPC). */
   readonly kinesisEndpoint: InterfaceVpcEndpoint;
+  /** The Redshift Serverless namespace (database, admin credentials, IAM roles). */
   readonly namespace: CfnNamespace;
+  /** The Redshift Serverless workgroup (compute, network). */
   readonly workgroup: CfnWorkgroup;
   /** Role Redshift assumes to read the stream: REDSHIFT_STREAM_ROLE_ARN of the setup function. */
   readonly streamRole: Role;
+  /** Database the setup function creates the external schema and views in. */
   readonly database: string = WAREHOUSE_DATABASE;
 
   constructor(scope: Construct, id: string, props: AnalyticsWarehouseProps) {
@@ -83,14 +89,7 @@ export class AnalyticsWarehouse extends Construct {
       restrictDefaultSecurityGroup: false,
       subnetConfiguration: [{ name: 'warehouse', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
     });
-    const flowLogs = new LogGroup(this, 'FlowLogs', {
-      retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.vpc.addFlowLog('FlowLog', {
-      destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
-      trafficType: FlowLogTrafficType.ALL,
-    });
+    logAllVpcTraffic(this, this.vpc, RetentionDays.ONE_YEAR);
 
     this.securityGroup = new SecurityGroup(this, 'WorkgroupSecurityGroup', {
       vpc: this.vpc,

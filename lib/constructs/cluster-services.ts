@@ -1,7 +1,8 @@
 /**
- * The cluster services in one region: their images (DockerImageAsset on `cluster/<service>/Dockerfile`,
- * build context = repository root), their AWS permissions (one EKS Pod Identity role per ServiceAccount,
- * least privilege) and the `cluster/k8s/` manifests filled for this region and applied file by file.
+ * The cluster services in one region: their images (DockerImageAsset on `cluster/Dockerfile` with the
+ * build argument SERVICE, build context = repository root), their AWS permissions (one EKS Pod Identity
+ * role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for this region and
+ * applied file by file.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -21,14 +22,17 @@ import {
   renderManifests,
 } from '../cluster-manifests.js';
 import type { ClusterServiceName } from '../cluster-manifests.js';
-import type { PlatformConfig } from '../config.js';
 import type { AlbServiceName } from '../routing.js';
 import { TABLES, tableEnvironment, tableName } from '../tables.js';
 import type { TableDefinition } from '../tables.js';
 import { PROJECT_ROOT } from './platform-function.js';
 
 export interface ClusterServicesProps {
-  readonly config: PlatformConfig;
+  /** Project name: the central tables' names. */
+  readonly projectName: string;
+  /** Region of the global stack, where the central tables live. */
+  readonly globalRegion: string;
+  /** The region's EKS cluster. */
   readonly cluster: ICluster;
   /** The ALB target group of each ALB-facing service (bound to its pods by a TargetGroupBinding). */
   readonly targetGroups: ReadonlyMap<AlbServiceName, ITargetGroup>;
@@ -40,9 +44,14 @@ export interface ClusterServicesProps {
   readonly tlsKeyPairSecret: ISecret;
   /** PEM of the internal CA: cost-monitor's and the model servers' certificates chain to it. */
   readonly caCertificatePem: string;
+  /** Where cost-monitor writes its reports. */
   readonly costReportsBucket: IBucket;
+  /** Where cost-monitor claims scheduled report windows. */
   readonly costReportsTable: ITableV2;
 }
+
+/** The one Dockerfile of every service image, relative to the repository root (the build context). */
+export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
 
 /** DynamoDB actions each service issues, per table (read from the services' stores). */
 const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableDefinition, string[]][]>> = {
@@ -58,6 +67,7 @@ const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableD
 };
 
 export class ClusterServices extends Construct {
+  /** The image of each service. */
   readonly images: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
   /** The Pod Identity role of each service's ServiceAccount. */
   readonly roles: ReadonlyMap<ClusterServiceName, Role>;
@@ -66,7 +76,7 @@ export class ClusterServices extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterServicesProps) {
     super(scope, id);
-    const { config, cluster } = props;
+    const { cluster } = props;
     const stack = Stack.of(this);
 
     const images = new Map<ClusterServiceName, DockerImageAsset>();
@@ -76,10 +86,11 @@ export class ClusterServices extends Construct {
       images.set(
         service,
         new DockerImageAsset(this, `${pascal(service)}Image`, {
-          // The Dockerfiles COPY from the repository root; .dockerignore keeps the context (and the
-          // synth-time fingerprint) to what they copy.
+          // The Dockerfile COPYs from the repository root; .dockerignore keeps the context (and the
+          // synth-time fingerprint) to what it copies.
           directory: PROJECT_ROOT,
-          file: `cluster/${service}/Dockerfile`,
+          file: CLUSTER_DOCKERFILE,
+          buildArgs: { SERVICE: service },
           // Auto Mode's general-purpose NodePool runs amd64 only.
           platform: Platform.LINUX_AMD64,
         }),
@@ -100,7 +111,7 @@ export class ClusterServices extends Construct {
       // Every pod serves HTTPS with the key pair.
       props.tlsKeyPairSecret.grantRead(role);
       for (const [table, actions] of CENTRAL_TABLE_ACCESS[service]) {
-        role.addToPolicy(centralTableStatement(stack, config, table, actions));
+        role.addToPolicy(centralTableStatement(stack, props, table, actions));
       }
     }
     this.images = images;
@@ -201,7 +212,7 @@ export class ClusterServices extends Construct {
     };
     const values: Record<string, string> = {
       REGION: stack.region,
-      GLOBAL_REGION: config.globalRegion,
+      GLOBAL_REGION: props.globalRegion,
       CLUSTER_NAME: cluster.clusterName,
       VPC_CIDR: props.vpcCidr,
       SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
@@ -210,7 +221,7 @@ export class ClusterServices extends Construct {
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
-      ...tableEnvironment(config.projectName),
+      ...tableEnvironment(props.projectName),
     };
     for (const service of CLUSTER_SERVICE_NAMES) {
       values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
@@ -242,16 +253,16 @@ export class ClusterServices extends Construct {
 
 function centralTableStatement(
   stack: Stack,
-  config: PlatformConfig,
+  props: ClusterServicesProps,
   table: TableDefinition,
   actions: readonly string[],
 ): PolicyStatement {
   // The central tables live in the global region; their names come from lib/tables.ts.
   const arn = stack.formatArn({
     service: 'dynamodb',
-    region: config.globalRegion,
+    region: props.globalRegion,
     resource: 'table',
-    resourceName: tableName(config.projectName, table),
+    resourceName: tableName(props.projectName, table),
   });
   return new PolicyStatement({
     actions: actions.map((action) => `dynamodb:${action}`),

@@ -1,5 +1,5 @@
 /**
- * The WAF web ACL in front of the global API (seed 001), in the seed's priority order:
+ * The WAF web ACL in front of the global API (docs/global-stack.md), in this priority order:
  *
  * | priority | rule                                  | action                    |
  * | -------- | ------------------------------------- | ------------------------- |
@@ -27,10 +27,9 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import type { WafConfig } from '../config.js';
 
 /** Managed rule groups of priorities 2–7, in order. */
-export const MANAGED_RULE_GROUPS = [
+const MANAGED_RULE_GROUPS = [
   'AWSManagedRulesCommonRuleSet',
   'AWSManagedRulesKnownBadInputsRuleSet',
   'AWSManagedRulesSQLiRuleSet',
@@ -39,8 +38,8 @@ export const MANAGED_RULE_GROUPS = [
   'AWSManagedRulesAnonymousIpList',
 ] as const;
 
-export const RATE_LIMIT_RULE = 'RateLimitPerIp';
-export const BODY_SIZE_RULE = 'BodySizeLimitNonInference';
+const RATE_LIMIT_RULE = 'RateLimitPerIp';
+const BODY_SIZE_RULE = 'BodySizeLimitNonInference';
 
 /** Body inspection limits API Gateway offers (AssociationConfig), bytes → setting. */
 const INSPECTION_LIMITS: readonly [number, string][] = [
@@ -51,26 +50,32 @@ const INSPECTION_LIMITS: readonly [number, string][] = [
 ];
 
 /** Smallest inspection limit that covers `bytes` (config validation caps it at 64 KiB). */
-export function inspectionLimitFor(bytes: number): string {
+function inspectionLimitFor(bytes: number): string {
   const found = INSPECTION_LIMITS.find(([limit]) => bytes <= limit);
   if (!found) throw new Error(`WAF cannot inspect ${bytes} bytes of an API Gateway body (64 KiB at most)`);
   return found[1];
 }
 
 export interface GlobalApiWafProps {
+  /** `<project>-global-api`: the web ACL's name, metric prefix and log group suffix. */
   readonly name: string;
-  readonly waf: WafConfig;
+  /** Requests per client IP per 5-minute window before rule 0 blocks (`waf.rate_limit_per_ip`). */
+  readonly rateLimitPerIp: number;
+  /** Body size cap of rule 1 on non-inference routes, bytes (`waf.max_body_size_bytes`, 64 KiB at most). */
+  readonly maxBodySizeBytes: number;
   /** Stage name: the path WAF sees on an execute-api URL starts with it (`/<stage>/inference/…`). */
   readonly stageName: string;
 }
 
 export class GlobalApiWaf extends Construct {
+  /** The web ACL. */
   readonly webAcl: CfnWebACL;
+  /** `aws-waf-logs-<name>`: every request WAF evaluated, the authorization header redacted. */
   readonly logs: LogGroup;
 
   constructor(scope: Construct, id: string, props: GlobalApiWafProps) {
     super(scope, id);
-    const { waf, name } = props;
+    const { name, rateLimitPerIp, maxBodySizeBytes } = props;
     const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
       cloudWatchMetricsEnabled: true,
       metricName,
@@ -96,7 +101,7 @@ export class GlobalApiWaf extends Construct {
         priority: 0,
         action: { block: {} },
         statement: {
-          rateBasedStatement: { limit: waf.rateLimitPerIp, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
+          rateBasedStatement: { limit: rateLimitPerIp, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
         },
         visibilityConfig: visibility(RATE_LIMIT_RULE),
       },
@@ -112,7 +117,7 @@ export class GlobalApiWaf extends Construct {
                 sizeConstraintStatement: {
                   fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
                   comparisonOperator: 'GT',
-                  size: waf.maxBodySizeBytes,
+                  size: maxBodySizeBytes,
                   textTransformations: [{ priority: 0, type: 'NONE' }],
                 },
               },
@@ -145,7 +150,7 @@ export class GlobalApiWaf extends Construct {
       defaultAction: { allow: {} },
       associationConfig: {
         requestBody: {
-          API_GATEWAY: { defaultSizeInspectionLimit: inspectionLimitFor(waf.maxBodySizeBytes) },
+          API_GATEWAY: { defaultSizeInspectionLimit: inspectionLimitFor(maxBodySizeBytes) },
         },
       },
       visibilityConfig: visibility(name),

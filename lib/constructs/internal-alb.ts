@@ -1,5 +1,5 @@
 /**
- * The region's internal ALB (seed 000, "Routing" and "Transport facts"): HTTPS:443 with the internal-CA
+ * The region's internal ALB (docs/regional-stack.md): HTTPS:443 with the internal-CA
  * certificate for `backend.<project>.<internal_domain>`, TLS 1.3 with a 1.2 fallback, idle timeout 300 s,
  * invalid headers dropped, access logs in S3. Listener rules come from lib/routing.ts (longest prefix
  * first; `/` is the default action); one IP target group per service, HTTPS to the pods, health check
@@ -31,12 +31,12 @@ import type { AlbServiceName } from '../routing.js';
  * TLS 1.3 with a TLS 1.2 fallback restricted to ECDHE + AES-GCM. The only clients are the platform's own
  * proxies (Node.js 22, TLS 1.3), so the CBC suites of the recommended policy buy nothing.
  */
-export const ALB_SSL_POLICY = SslPolicy.TLS13_RES;
-/** Seed 000: load balancer idle timeout. */
-export const ALB_IDLE_TIMEOUT = Duration.seconds(300);
-/** Seed 000: deregistration delay (covers a 900 s inference stream). */
-export const DEREGISTRATION_DELAY = Duration.seconds(900);
-/** Seed 000: target health check. */
+const ALB_SSL_POLICY = SslPolicy.TLS13_RES;
+/** Load balancer idle timeout (the pods' keep-alive outlasts it: docs/regional-stack.md). */
+const ALB_IDLE_TIMEOUT = Duration.seconds(300);
+/** Deregistration delay (covers a 900 s inference stream). */
+const DEREGISTRATION_DELAY = Duration.seconds(900);
+/** Target health check of every service (the pods' `/healthz`). */
 export const TARGET_HEALTH_CHECK = {
   path: '/healthz',
   protocol: Protocol.HTTPS,
@@ -48,7 +48,9 @@ export const TARGET_HEALTH_CHECK = {
 } as const;
 
 export interface InternalAlbProps {
+  /** The region's VPC. */
   readonly vpc: IVpc;
+  /** Private subnets with egress, where the load balancer's nodes go. */
   readonly subnets: SubnetSelection;
   /** Certificate for `backend.<project>.<internal_domain>` (internal CA, imported into ACM). */
   readonly certificate: ICertificate;
@@ -68,11 +70,14 @@ export interface InternalAlbProps {
 }
 
 export class InternalAlb extends Construct {
+  /** The load balancer. */
   readonly loadBalancer: ApplicationLoadBalancer;
+  /** HTTPS:443 with the routes of lib/routing.ts. */
   readonly listener: ApplicationListener;
+  /** The load balancer's security group (egress to the pods is added by the stack). */
   readonly securityGroup: SecurityGroup;
+  /** The target group of each ALB-facing service. */
   readonly targetGroups: ReadonlyMap<AlbServiceName, ApplicationTargetGroup>;
-  readonly accessLogs: IBucket;
 
   constructor(scope: Construct, id: string, props: InternalAlbProps) {
     super(scope, id);
@@ -104,8 +109,6 @@ export class InternalAlb extends Construct {
       ]);
     }
 
-    this.accessLogs = props.accessLogs;
-
     this.loadBalancer = new ApplicationLoadBalancer(this, 'LoadBalancer', {
       vpc: props.vpc,
       vpcSubnets: props.subnets,
@@ -114,7 +117,7 @@ export class InternalAlb extends Construct {
       idleTimeout: ALB_IDLE_TIMEOUT,
       dropInvalidHeaderFields: true,
     });
-    this.loadBalancer.logAccessLogs(this.accessLogs, 'alb');
+    this.loadBalancer.logAccessLogs(props.accessLogs, 'alb');
 
     const services = [...new Set(ALB_ROUTES.map((route) => route.service))];
     const targetGroups = new Map<AlbServiceName, ApplicationTargetGroup>();

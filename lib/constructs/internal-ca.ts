@@ -24,10 +24,11 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../config.js';
 import type { CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
-import { internalCaSecretName } from '../names.js';
+import { suppressProviderFramework } from '../nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
+import { replicatedSecret } from './replicated-secret.js';
+import type { ReplicatedSecretProps } from './replicated-secret.js';
 
 const RESOURCE_TYPE = 'Custom::InternalCa';
 
@@ -51,7 +52,7 @@ class InternalCaProvider extends Construct {
       description: 'Internal CA custom resources: creates the CA, issues and imports certificates',
       // RSA key generation and ACM import; far below this in practice.
       timeout: Duration.minutes(2),
-      memorySize: 512,
+      invokedBy: 'cloudformation-provider',
     });
     const provider = new Provider(this, 'Provider', {
       onEventHandler: this.handler,
@@ -61,49 +62,12 @@ class InternalCaProvider extends Construct {
       }),
     });
     this.serviceToken = provider.serviceToken;
-    NagSuppressions.addResourceSuppressions(this.handler, [
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'Invoked synchronously by the CloudFormation provider, which reports every failure to the stack',
-      },
-    ]);
-    NagSuppressions.addResourceSuppressions(
-      provider,
-      [
-        {
-          id: 'AwsSolutions-IAM4',
-          reason:
-            'CDK Provider framework function: AWSLambdaBasicExecutionRole for its own logs (CDK-managed)',
-          appliesTo: [
-            'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
-          ],
-        },
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'CDK Provider framework function may invoke any version of its one onEvent function (<arn>:*)',
-        },
-        {
-          id: 'Serverless-LambdaDefaultMemorySize',
-          reason: 'CDK Provider framework function (CDK-managed sizing)',
-        },
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason:
-            'CDK Provider framework function: CloudFormation invokes it synchronously and sees every failure',
-        },
-      ],
-      true,
-    );
+    suppressProviderFramework(provider);
   }
 }
 
-export interface InternalCertificateAuthorityProps {
-  readonly config: PlatformConfig;
-  /** Regions the CA secret is replicated to (every deployment region other than the stack's). */
-  readonly replicaRegions: readonly string[];
-}
+/** Name, replica regions and project (also the CA's common name) of the CA secret. */
+export type InternalCertificateAuthorityProps = ReplicatedSecretProps;
 
 /** The CA secret `<project>/internal-ca` and the custom resource that fills it (global stack). */
 export class InternalCertificateAuthority extends Construct {
@@ -113,13 +77,11 @@ export class InternalCertificateAuthority extends Construct {
 
   constructor(scope: Construct, id: string, props: InternalCertificateAuthorityProps) {
     super(scope, id);
-    const { config } = props;
-    this.secret = new Secret(this, 'Secret', {
-      secretName: internalCaSecretName(config),
-      description: `${config.projectName} internal CA {"certificatePem","privateKeyPem"}: issues the ALB and pod certificates`,
-      replicaRegions: props.replicaRegions.map((region) => ({ region })),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.secret = replicatedSecret(
+      this,
+      props,
+      `${props.projectName} internal CA {"certificatePem","privateKeyPem"}: issues the ALB and pod certificates`,
+    );
     NagSuppressions.addResourceSuppressions(this.secret, [
       {
         id: 'AwsSolutions-SMG4',
@@ -138,7 +100,7 @@ export class InternalCertificateAuthority extends Construct {
       properties: {
         Kind: 'CertificateAuthority',
         SecretId: this.secret.secretArn,
-        CommonName: `${config.projectName} internal CA`,
+        CommonName: `${props.projectName} internal CA`,
       },
     });
     this.certificatePem = resource.getAttString('CertificatePem');
@@ -146,12 +108,17 @@ export class InternalCertificateAuthority extends Construct {
 }
 
 export interface InternalCertificateProps {
-  readonly config: PlatformConfig;
+  /** Project name: the key-pair secret's description. */
+  readonly projectName: string;
+  /** Name of the CA secret, whose replica in the stack's region issues the certificate. */
+  readonly caSecretName: string;
   /** DNS names of the certificate; the first is its common name. */
   readonly dnsNames: string[];
   /**
    * Change this value to re-issue the certificate at once (same ACM ARN, new key pair), e.g. after a
-   * suspected key exposure. Routine renewal needs no deploy: the daily schedule handles it.
+   * suspected key exposure or a CA replacement (docs/global-stack.md, "Internal CA"). Routine renewal
+   * needs no deploy: the daily schedule handles it.
+   * @default none: the certificate is issued once and renewed by the schedule
    */
   readonly generation?: string;
 }
@@ -170,12 +137,11 @@ export class InternalCertificate extends Construct {
 
   constructor(scope: Construct, id: string, props: InternalCertificateProps) {
     super(scope, id);
-    const { config } = props;
     if (props.dnsNames.length === 0) throw new Error('InternalCertificate needs at least one DNS name');
     const stack = Stack.of(this);
 
     const keyPair = new Secret(this, 'KeyPair', {
-      description: `${config.projectName} TLS key pair for ${props.dnsNames[0]} (internal CA), read by the pods`,
+      description: `${props.projectName} TLS key pair for ${props.dnsNames[0]} (internal CA), read by the pods`,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     NagSuppressions.addResourceSuppressions(keyPair, [
@@ -187,7 +153,7 @@ export class InternalCertificate extends Construct {
     ]);
     this.keyPairSecret = keyPair;
 
-    const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', internalCaSecretName(config));
+    const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', props.caSecretName);
     const provider = InternalCaProvider.of(this);
     caSecret.grantRead(provider.handler);
     keyPair.grantRead(provider.handler);
@@ -222,7 +188,7 @@ export class InternalCertificate extends Construct {
       resourceType: RESOURCE_TYPE,
       properties: {
         Kind: 'Certificate',
-        CaSecretId: internalCaSecretName(config),
+        CaSecretId: props.caSecretName,
         KeyPairSecretId: keyPair.secretArn,
         DnsNames: props.dnsNames,
         ...(props.generation !== undefined ? { Generation: props.generation } : {}),
@@ -237,7 +203,7 @@ export class InternalCertificate extends Construct {
     const renewalInput: CertificateRenewalEvent = {
       Kind: 'CertificateRenewal',
       CertificateArn: this.certificateArn,
-      CaSecretId: internalCaSecretName(config),
+      CaSecretId: props.caSecretName,
       KeyPairSecretId: keyPair.secretArn,
       DnsNames: props.dnsNames,
     };

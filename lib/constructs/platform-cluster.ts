@@ -21,31 +21,33 @@ import {
 } from 'aws-cdk-lib/aws-eks-v2';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../config.js';
 
 export interface PlatformClusterProps {
-  readonly config: PlatformConfig;
+  /** `<project>-<region>`: what operators pass to `aws eks update-kubeconfig --name`. */
+  readonly clusterName: string;
+  /** Project name: the secrets key's description. */
+  readonly projectName: string;
+  /** The region's VPC. */
   readonly vpc: IVpc;
   /** Subnets of the control-plane ENIs, the nodes and the kubectl provider (private, with egress). */
   readonly subnets: SubnetSelection;
 }
 
 export class PlatformCluster extends Construct {
+  /** The EKS cluster. */
   readonly cluster: Cluster;
   /** KMS key that envelope-encrypts the cluster's Kubernetes secrets. */
   readonly secretsKey: Key;
 
   constructor(scope: Construct, id: string, props: PlatformClusterProps) {
     super(scope, id);
-    const { config } = props;
     const region = Stack.of(this).region;
     this.secretsKey = new Key(this, 'SecretsKey', {
-      description: `${config.projectName} EKS secrets encryption (${region})`,
+      description: `${props.projectName} EKS secrets encryption (${region})`,
       enableKeyRotation: true,
     });
     this.cluster = new Cluster(this, 'Cluster', {
-      // `<project>-<region>`: what operators pass to `aws eks update-kubeconfig --name`.
-      clusterName: config.regionalStackName(region),
+      clusterName: props.clusterName,
       version: KubernetesVersion.V1_34,
       vpc: props.vpc,
       vpcSubnets: [props.subnets],

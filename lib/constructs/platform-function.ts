@@ -7,10 +7,12 @@
  * own log group (no AWSLambdaBasicExecutionRole, which allows every log group of the account). A function
  * in a VPC also gets AWSLambdaVPCAccessExecutionRole (the ENI actions Lambda needs, which have no resource
  * scoping). Callers grant everything else.
+ *
+ * cdk-nag: the function applies its own suppressions, once (runtime, dead-letter queue, the X-Ray and VPC
+ * grants on its role); callers suppress only findings of the grants they add.
  */
 import { join } from 'node:path';
-import { RemovalPolicy } from 'aws-cdk-lib';
-import type { Size, Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { IVpc, SubnetSelection, ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -19,26 +21,77 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { functionTimeoutSeconds } from '../api-routes.js';
+import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 
 /** Repository root: the bundler's project root and where `lambda/` lives. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 
+const RUNTIME_REASON =
+  'Node.js 22 is the platform runtime (docs/toolchain.md); moving to a newer one is a deliberate upgrade';
+
+/**
+ * Who invokes a function, and so why cdk-nag's Serverless-LambdaDLQ does not apply: every invoker calls
+ * synchronously and sees each failure, while a dead-letter queue only receives failed asynchronous
+ * events. The two API Gateway entries state the same fact in the wording each stack has always used
+ * (the reason is part of the template).
+ */
+const SYNCHRONOUS_INVOKERS = {
+  'api-gateway':
+    'Invoked synchronously by API Gateway, which answers the caller with any failure: a dead-letter queue ' +
+    'only applies to asynchronous invocations',
+  'api-gateway-integration-or-authorizer':
+    'Invoked synchronously by API Gateway only (integration or authorizer): the caller receives the ' +
+    'error, there is no asynchronous event to park in a dead-letter queue',
+  'cloudformation-provider':
+    'Invoked synchronously by the CloudFormation provider, which reports every failure to the stack',
+  'secrets-manager-rotation':
+    'Invoked synchronously by Secrets Manager, which retries each rotation step and records failures',
+} as const;
+export type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
+
+/** Timeout of the function behind `handler` in `api`, by the one rule of `functionTimeoutSeconds()`. */
+export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler): Duration {
+  return Duration.seconds(functionTimeoutSeconds(api, handler));
+}
+
 export interface PlatformFunctionProps {
-  /** Folder under `lambda/` holding `index.ts`. */
+  /** Folder under `lambda/` holding `index.ts`; also the function's Powertools service name. */
   readonly entryName: string;
+  /** The function's description in the Lambda console. */
   readonly description: string;
+  /** Longest run of one invocation; a function behind API routes takes `routeFunctionTimeout()`. */
   readonly timeout: Duration;
+  /** Who invokes the function: the reason recorded for the dead-letter-queue finding. */
+  readonly invokedBy: FunctionInvoker;
+  /**
+   * Memory (and so CPU) of the function, MB.
+   * @default 512
+   */
   readonly memorySize?: number;
+  /**
+   * Variables added to the ones every function gets (NODE_OPTIONS, POWERTOOLS_SERVICE_NAME,
+   * POWERTOOLS_LOG_LEVEL).
+   * @default none
+   */
   readonly environment?: Record<string, string>;
-  readonly vpc?: IVpc;
-  readonly vpcSubnets?: SubnetSelection;
-  readonly securityGroups?: ISecurityGroup[];
-  readonly reservedConcurrentExecutions?: number;
-  readonly ephemeralStorageSize?: Size;
-  /** Execution role; default a new role allowed to write only to the function's log group. */
+  /**
+   * Where a function that reaches private resources runs.
+   * @default outside any VPC
+   */
+  readonly network?: {
+    /** The VPC. */
+    readonly vpc: IVpc;
+    /** Subnets of the function's network interfaces. */
+    readonly subnets: SubnetSelection;
+    /** Security groups of the function's network interfaces. */
+    readonly securityGroups: ISecurityGroup[];
+  };
+  /**
+   * Execution role (callers that must name the role, e.g. because other stacks grant it by ARN).
+   * @default a new role allowed to write only to the function's log group
+   */
   readonly role?: IRole;
-  /** Files copied next to the bundle (e.g. a CA PEM), relative paths inside the function's folder. */
-  readonly commandHooksAfterBundling?: (inputDir: string, outputDir: string) => string[];
 }
 
 export class PlatformFunction extends NodejsFunction {
@@ -47,13 +100,13 @@ export class PlatformFunction extends NodejsFunction {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const afterBundling = props.commandHooksAfterBundling;
+    const { network } = props;
     const role =
       props.role ??
       new Role(scope, `${id}Role`, {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
         description: `Execution role of ${props.entryName}`,
-        ...(props.vpc
+        ...(network
           ? {
               managedPolicies: [
                 ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
@@ -74,11 +127,9 @@ export class PlatformFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       role,
-      vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets,
-      securityGroups: props.securityGroups,
-      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      ephemeralStorageSize: props.ephemeralStorageSize,
+      ...(network
+        ? { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: network.securityGroups }
+        : {}),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.entryName,
@@ -97,55 +148,38 @@ export class PlatformFunction extends NodejsFunction {
         banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
         forceDockerBundling: false,
         logLevel: LogLevel.ERROR,
-        ...(afterBundling
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling,
-              },
-            }
-          : {}),
       },
     });
     logGroup.grantWrite(role);
     NagSuppressions.addResourceSuppressions(this, [
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'Node.js 22 is the platform runtime (docs/toolchain.md); moving to a newer one is a deliberate upgrade',
-      },
-      {
-        id: 'Serverless-LambdaLatestVersion',
-        reason:
-          'Node.js 22 is the platform runtime (docs/toolchain.md); moving to a newer one is a deliberate upgrade',
-      },
+      { id: 'AwsSolutions-L1', reason: RUNTIME_REASON },
+      { id: 'Serverless-LambdaLatestVersion', reason: RUNTIME_REASON },
+      { id: 'Serverless-LambdaDLQ', reason: SYNCHRONOUS_INVOKERS[props.invokedBy] },
     ]);
-    if (!props.role) {
-      NagSuppressions.addResourceSuppressions(
-        role,
-        [
-          {
-            id: 'AwsSolutions-IAM5',
-            reason:
-              'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions',
-            appliesTo: ['Resource::*'],
-          },
-          ...(props.vpc
-            ? [
-                {
-                  id: 'AwsSolutions-IAM4',
-                  reason:
-                    'AWSLambdaVPCAccessExecutionRole: the ENI actions Lambda needs to join a VPC, which have no resource scoping',
-                  appliesTo: [
-                    'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
-                  ],
-                },
-              ]
-            : []),
-        ],
-        true,
-      );
-    }
+    // On a caller's role too: active tracing adds the X-Ray grant to whichever role the function runs as.
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions',
+          appliesTo: ['Resource::*'],
+        },
+        ...(network && !props.role
+          ? [
+              {
+                id: 'AwsSolutions-IAM4',
+                reason:
+                  'AWSLambdaVPCAccessExecutionRole: the ENI actions Lambda needs to join a VPC, which have no resource scoping',
+                appliesTo: [
+                  'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
+                ],
+              },
+            ]
+          : []),
+      ],
+      true,
+    );
   }
 }

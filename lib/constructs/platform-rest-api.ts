@@ -1,7 +1,8 @@
 /**
  * A REST API built from its definition in lib/api-routes.ts (the same data the local emulator serves),
- * with the stage settings every API of the platform shares (seed 001): throttling from config, execution
- * logging INFO, data trace off, detailed metrics on, X-Ray on, JSON access logs that carry no secrets.
+ * with the stage settings every API of the platform shares (docs/global-stack.md): throttling from
+ * config, execution logging INFO, data trace off, detailed metrics on, X-Ray on, JSON access logs that
+ * carry no secrets.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
@@ -22,17 +23,22 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { ApiDefinition, RouteAuth, RouteDefinition, RouteHandler } from '../api-routes.js';
+import { suppressRestApiCloudWatchRole } from '../nag-suppressions.js';
 
 export interface PlatformRestApiProps {
+  /** The API's routes, stage and throttling (lib/api-routes.ts). */
   readonly definition: ApiDefinition;
+  /** API name in API Gateway. */
+  readonly restApiName: string;
   /** The function behind every Lambda route of the definition (missing one = synth error). */
   readonly functions: Partial<Record<RouteHandler, IFunction>>;
-  /** Authorizers for `cognito` and `analytics-api-key` routes (missing one = synth error). */
+  /**
+   * Authorizers for `cognito` and `analytics-api-key` routes (missing one = synth error).
+   * @default none: the definition may only have `iam` and `none` routes
+   */
   readonly authorizers?: Partial<Record<Exclude<RouteAuth, 'iam' | 'none'>, IAuthorizer>>;
   /** Resource policy: who may invoke which route. */
   readonly policy: PolicyDocument;
-  /** API name; default `<definition.title>`. */
-  readonly restApiName?: string;
 }
 
 /**
@@ -63,15 +69,11 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
   errorMessage: '$context.error.message',
 };
 
-/** `GET /api/v1/{proxy+}` — key of PlatformRestApi.methods. */
-export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string =>
-  `${route.method} ${route.path}`;
-
 export class PlatformRestApi extends Construct {
+  /** The REST API and its stage (`api.deploymentStage`). */
   readonly api: RestApi;
+  /** The stage's access log (ACCESS_LOG_FIELDS, one JSON line per request). */
   readonly accessLogs: LogGroup;
-  /** Every method, by routeKey(). */
-  readonly methods: ReadonlyMap<string, Method>;
 
   constructor(scope: Construct, id: string, props: PlatformRestApiProps) {
     super(scope, id);
@@ -81,7 +83,7 @@ export class PlatformRestApi extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.api = new RestApi(this, 'Api', {
-      restApiName: props.restApiName ?? definition.title,
+      restApiName: props.restApiName,
       description: `${definition.title} ${definition.version}`,
       endpointConfiguration: {
         types: [definition.endpointType === 'EDGE' ? EndpointType.EDGE : EndpointType.REGIONAL],
@@ -103,7 +105,6 @@ export class PlatformRestApi extends Construct {
       },
     });
 
-    const methods = new Map<string, Method>();
     for (const route of definition.routes) {
       const resource = this.resourceFor(route.path);
       const method = resource.addMethod(route.method, this.integrationFor(route, props), {
@@ -114,10 +115,8 @@ export class PlatformRestApi extends Construct {
           ? { requestParameters: { 'method.request.path.proxy': true } }
           : {}),
       });
-      methods.set(routeKey(route), method);
       suppressMethodFindings(method, route);
     }
-    this.methods = methods;
     NagSuppressions.addResourceSuppressions(this.api, [
       {
         id: 'AwsSolutions-APIG2',
@@ -126,29 +125,7 @@ export class PlatformRestApi extends Construct {
           "422 HTTPValidationError); a gateway model would duplicate the services' schemas",
       },
     ]);
-    if (this.api.node.tryFindChild('CloudWatchRole')) {
-      NagSuppressions.addResourceSuppressions(
-        this.api.node.findChild('CloudWatchRole'),
-        [
-          {
-            id: 'AwsSolutions-IAM4',
-            reason:
-              "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy of API Gateway's account-level logging role",
-            appliesTo: [
-              'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs',
-            ],
-          },
-        ],
-        true,
-      );
-    }
-  }
-
-  /** The method of a route; throws when the definition has no such route. */
-  method(route: Pick<RouteDefinition, 'method' | 'path'>): Method {
-    const found = this.methods.get(routeKey(route));
-    if (!found) throw new Error(`${this.api.restApiName} has no route ${routeKey(route)}`);
-    return found;
+    suppressRestApiCloudWatchRole(this.api);
   }
 
   private resourceFor(path: string): IResource {

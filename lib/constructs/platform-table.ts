@@ -11,12 +11,12 @@ import type { TablesConfig } from '../config.js';
 import type { KeyAttribute, TableDefinition } from '../tables.js';
 
 export interface PlatformTableProps {
+  /** Keys, indexes and TTL attribute of the table (lib/tables.ts, lib/analytics-resources.ts). */
   readonly definition: TableDefinition;
   /** Physical name (tableName(project, definition)): services find the table by it. */
   readonly tableName: string;
+  /** Deletion protection and point-in-time recovery (`tables.*`). */
   readonly settings: TablesConfig;
-  /** Regions to replicate to (global table); none by default. */
-  readonly replicaRegions?: readonly string[];
 }
 
 const attribute = (a: KeyAttribute): Attribute => ({
@@ -25,6 +25,7 @@ const attribute = (a: KeyAttribute): Attribute => ({
 });
 
 export class PlatformTable extends Construct {
+  /** The table. */
   readonly table: TableV2;
 
   constructor(scope: Construct, id: string, props: PlatformTableProps) {
@@ -46,9 +47,6 @@ export class PlatformTable extends Construct {
         partitionKey: attribute(index.partitionKey),
         ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
       })),
-      ...(props.replicaRegions?.length
-        ? { replicas: props.replicaRegions.map((region) => ({ region })) }
-        : {}),
     });
   }
 }

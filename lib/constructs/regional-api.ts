@@ -1,9 +1,9 @@
 /**
- * The region's REST API (seed 001, "Regional API"): REGIONAL endpoint, the shared stage settings, the
- * control-plane and inference routes of `regionalApiDefinition()` backed by the in-VPC proxies, and the
- * resource policy of seed 001:
+ * The region's REST API (docs/regional-stack.md, "Regional API resource policy"): REGIONAL endpoint, the
+ * shared stage settings, the control-plane and inference routes of `regionalApiDefinition()` backed by the
+ * in-VPC proxies, and this resource policy:
  * 1. always: the cross-region aggregator role may invoke the five aggregate routes;
- * 2. when `regionalApiOpenToAccount` (opted in, or no accelerator in the partition): every other
+ * 2. when `openToAccount` (opted in, or no accelerator in the partition): every other
  *    principal of the account may invoke every route — the aggregator role is excluded by condition, so
  *    it keeps exactly statement 1.
  * The stage URL is published for the aggregator as `/<project>/regional-api/<region>` in the GLOBAL
@@ -15,32 +15,45 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../api-routes.js';
-import type { PlatformConfig } from '../config.js';
-import { aggregatorRoleName, regionalApiParameterName } from '../names.js';
+import { AGGREGATOR_REGIONAL_ROUTES } from '../api-routes.js';
+import type { ApiDefinition } from '../api-routes.js';
+import { suppressAwsCustomResourceFunction } from '../nag-suppressions.js';
 import { PlatformRestApi } from './platform-rest-api.js';
 
 export interface RegionalApiProps {
-  readonly config: PlatformConfig;
+  /** The regional API definition (lib/api-routes.ts): routes, stage and throttling. */
+  readonly definition: ApiDefinition;
+  /** Project name: the API's name and the URL parameter's description. */
+  readonly projectName: string;
+  /** The function behind the control-plane routes (`/api/v1/{proxy+}`). */
   readonly controlPlaneProxy: IFunction;
+  /** The function behind the inference routes (`/inference/{proxy+}`). */
   readonly inferenceProxy: IFunction;
+  /** Name of the cross-region aggregator's role (global stack), granted the aggregate routes. */
+  readonly aggregatorRoleName: string;
+  /** Statement 2 of the policy: every other principal of the account may invoke every route. */
+  readonly openToAccount: boolean;
+  /** Region of the global stack, where the stage URL is published for the aggregator. */
+  readonly globalRegion: string;
+  /** SSM parameter the stage URL is published as (`/<project>/regional-api/<region>`). */
+  readonly urlParameterName: string;
 }
 
-/** The regional resource policy of seed 001 for `account` (a token in a stack). */
-export function regionalApiPolicy(config: PlatformConfig, account: string): PolicyDocument {
+/** The regional resource policy for `account` (a token in a stack). */
+function regionalApiPolicy(props: RegionalApiProps, account: string): PolicyDocument {
   // By name: the role lives in the global stack, another region (same account).
-  const aggregatorRoleArn = `arn:${Aws.PARTITION}:iam::${account}:role/${aggregatorRoleName(config)}`;
+  const aggregatorRoleArn = `arn:${Aws.PARTITION}:iam::${account}:role/${props.aggregatorRoleName}`;
   const statements = [
     new PolicyStatement({
       sid: 'AggregatorRoutes',
       principals: [new ArnPrincipal(aggregatorRoleArn)],
       actions: ['execute-api:Invoke'],
       resources: AGGREGATOR_REGIONAL_ROUTES.map(
-        (route) => `execute-api:/${config.stage}/${route.method}${route.path}`,
+        (route) => `execute-api:/${props.definition.stage}/${route.method}${route.path}`,
       ),
     }),
   ];
-  if (config.regionalApiOpenToAccount) {
+  if (props.openToAccount) {
     statements.push(
       new PolicyStatement({
         sid: 'AccountPrincipals',
@@ -59,29 +72,29 @@ export function regionalApiPolicy(config: PlatformConfig, account: string): Poli
 }
 
 export class RegionalApi extends Construct {
+  /** The REST API and its stage. */
   readonly api: PlatformRestApi;
   /** Stage URL, `https://<id>.execute-api.<region>.<suffix>/<stage>/`. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: RegionalApiProps) {
     super(scope, id);
-    const { config } = props;
     const stack = Stack.of(this);
     this.api = new PlatformRestApi(this, 'Api', {
-      definition: regionalApiDefinition(config),
+      definition: props.definition,
       functions: {
         'control-plane-proxy': props.controlPlaneProxy,
         'inference-stream-proxy': props.inferenceProxy,
       },
-      policy: regionalApiPolicy(config, stack.account),
-      restApiName: `${config.projectName}-regional-api-${stack.region}`,
+      policy: regionalApiPolicy(props, stack.account),
+      restApiName: `${props.projectName}-regional-api-${stack.region}`,
     });
     this.url = this.api.api.url;
 
-    const parameterName = regionalApiParameterName(config, stack.region);
+    const parameterName = props.urlParameterName;
     const parameterArn = stack.formatArn({
       service: 'ssm',
-      region: config.globalRegion,
+      region: props.globalRegion,
       resource: 'parameter',
       // formatArn adds the `/` between `parameter` and the name.
       resourceName: parameterName.replace(/^\//, ''),
@@ -89,13 +102,13 @@ export class RegionalApi extends Construct {
     const put = {
       service: 'SSM',
       action: 'putParameter',
-      region: config.globalRegion,
+      region: props.globalRegion,
       parameters: {
         Name: parameterName,
         Value: this.url,
         Type: 'String',
         Overwrite: true,
-        Description: `${config.projectName} regional API of ${stack.region} (aggregator discovery)`,
+        Description: `${props.projectName} regional API of ${stack.region} (aggregator discovery)`,
       },
       physicalResourceId: PhysicalResourceId.of(parameterName),
     };
@@ -105,7 +118,7 @@ export class RegionalApi extends Construct {
       onDelete: {
         service: 'SSM',
         action: 'deleteParameter',
-        region: config.globalRegion,
+        region: props.globalRegion,
         parameters: { Name: parameterName },
         // Already gone (deleted by hand): nothing left to clean up.
         ignoreErrorCodesMatching: 'ParameterNotFound',
@@ -122,6 +135,7 @@ export class RegionalApi extends Construct {
         removalPolicy: RemovalPolicy.DESTROY,
       }),
     });
+    suppressAwsCustomResourceFunction(stack);
     // Publish only once the stage is deployed, so the aggregator never discovers a URL that 404s.
     publication.node.addDependency(this.api.api.deploymentStage);
   }

@@ -12,10 +12,7 @@
  *   through the same endpoint.
  * Calls to the central tables in the global region leave through NAT: gateway endpoints are regional.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
 import {
-  FlowLogDestination,
-  FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
   InterfaceVpcEndpointAwsService,
   IpAddresses,
@@ -26,8 +23,9 @@ import {
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
 import type { ISecurityGroup, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { logAllVpcTraffic } from './vpc-flow-logs.js';
 
 /** Address space of every regional VPC (regions are never peered, so they may share it). */
 export const VPC_CIDR = '10.0.0.0/16';
@@ -54,14 +52,7 @@ export class RegionalNetwork extends Construct {
       restrictDefaultSecurityGroup: true,
     });
 
-    const flowLogs = new LogGroup(this, 'FlowLogs', {
-      retention: RetentionDays.THREE_MONTHS,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.vpc.addFlowLog('FlowLog', {
-      destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
-      trafficType: FlowLogTrafficType.ALL,
-    });
+    logAllVpcTraffic(this, this.vpc, RetentionDays.THREE_MONTHS);
 
     this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
     this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });

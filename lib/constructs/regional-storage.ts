@@ -14,22 +14,27 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../config.js';
-import { TABLES, tableName } from '../tables.js';
+import type { TablesConfig } from '../config.js';
+import { TABLES } from '../tables.js';
 import { PlatformTable } from './platform-table.js';
 
 export interface RegionalStorageProps {
-  readonly config: PlatformConfig;
+  /** Physical name of the cost-report table: cost-monitor finds it by this name. */
+  readonly costReportsTableName: string;
+  /** Deletion protection and point-in-time recovery of the table (`tables.*`). */
+  readonly tableSettings: TablesConfig;
 }
 
 export class RegionalStorage extends Construct {
+  /** ALB access logs and S3 server access logs of the region. */
   readonly accessLogs: Bucket;
+  /** One JSON object per cost report. */
   readonly costReports: Bucket;
+  /** Scheduled report windows, each claimed exactly once. */
   readonly costReportsTable: TableV2;
 
   constructor(scope: Construct, id: string, props: RegionalStorageProps) {
     super(scope, id);
-    const { config } = props;
     // S3 server access logs are delivered under a bucket policy (not the LogDeliveryWrite ACL), so the
     // log bucket keeps ACLs disabled. Scoped to this construct; the app-wide feature flag is not needed.
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
@@ -73,8 +78,8 @@ export class RegionalStorage extends Construct {
 
     this.costReportsTable = new PlatformTable(this, 'CostReportsTable', {
       definition: TABLES.costReports,
-      tableName: tableName(config.projectName, TABLES.costReports),
-      settings: config.tables,
+      tableName: props.costReportsTableName,
+      settings: props.tableSettings,
     }).table;
   }
 }

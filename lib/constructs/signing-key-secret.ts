@@ -3,22 +3,18 @@
  * `{"current":"…","previous":"…"}`, replicated to every deployment region so each region's proxies and
  * services read it locally, and rotated by lambda/signing-key-rotation (docs/edge-lambdas.md).
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { NagSuppressions } from 'cdk-nag';
+import { Duration } from 'aws-cdk-lib';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../config.js';
-import { signingKeySecretName } from '../names.js';
 import { PlatformFunction } from './platform-function.js';
+import { replicatedSecret } from './replicated-secret.js';
+import type { ReplicatedSecretProps } from './replicated-secret.js';
 
 /** Days between rotations. Verifiers accept current and previous, so any interval over minutes is safe. */
-export const SIGNING_KEY_ROTATION_DAYS = 30;
+const SIGNING_KEY_ROTATION_DAYS = 30;
 
-export interface SigningKeySecretProps {
-  readonly config: PlatformConfig;
-  /** Regions the secret is replicated to (every deployment region other than the stack's). */
-  readonly replicaRegions: readonly string[];
-}
+/** Name, replica regions and project of the secret. */
+export type SigningKeySecretProps = ReplicatedSecretProps;
 
 export class SigningKeySecret extends Construct {
   readonly secret: Secret;
@@ -26,25 +22,24 @@ export class SigningKeySecret extends Construct {
 
   constructor(scope: Construct, id: string, props: SigningKeySecretProps) {
     super(scope, id);
-    const { config } = props;
-    this.secret = new Secret(this, 'Secret', {
-      secretName: signingKeySecretName(config),
-      description: `${config.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
+    // Nothing outlives the key: a new deployment simply signs with a new one.
+    this.secret = replicatedSecret(
+      this,
+      props,
+      `${props.projectName} HMAC envelope signing keys {"current","previous"}: proxies sign, services verify`,
       // The first value is {"current":"<random>"}; the first rotation adds "previous".
-      generateSecretString: {
+      {
         secretStringTemplate: '{}',
         generateStringKey: 'current',
         passwordLength: 48,
         excludePunctuation: true,
       },
-      replicaRegions: props.replicaRegions.map((region) => ({ region })),
-      // Nothing outlives the key: a new deployment simply signs with a new one.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    );
     this.rotationFunction = new PlatformFunction(this, 'Rotation', {
       entryName: 'signing-key-rotation',
-      description: `${config.projectName}: rotates the envelope signing key`,
+      description: `${props.projectName}: rotates the envelope signing key`,
       timeout: Duration.seconds(30),
+      invokedBy: 'secrets-manager-rotation',
       memorySize: 256,
     });
     // Grants the rotation steps' actions on this secret and lets Secrets Manager invoke the function.
@@ -52,12 +47,5 @@ export class SigningKeySecret extends Construct {
       rotationLambda: this.rotationFunction,
       automaticallyAfter: Duration.days(SIGNING_KEY_ROTATION_DAYS),
     });
-    NagSuppressions.addResourceSuppressions(this.rotationFunction, [
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'Invoked synchronously by Secrets Manager, which retries each rotation step and records failures',
-      },
-    ]);
   }
 }

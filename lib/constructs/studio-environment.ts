@@ -1,5 +1,5 @@
 /**
- * The analytics environment behind `/studio/*` of the global API (seed 001; only when
+ * The analytics environment behind `/studio/*` of the global API (docs/global-stack.md; only when
  * `analytics_environment.enabled`): a Cognito user pool whose ID tokens the `/studio/login` authorizer
  * validates, its hosted sign-in page redirecting to `/studio/callback`, and a SageMaker Studio domain
  * whose user profiles `/studio/login` opens with a presigned URL.
@@ -27,15 +27,20 @@ import { CfnDomain } from 'aws-cdk-lib/aws-sagemaker';
 import { Construct } from 'constructs';
 
 export interface StudioEnvironmentProps {
+  /** Project name: prefix of the user pool, hosted sign-in domain and Studio domain names. */
   readonly projectName: string;
 }
 
 export class StudioEnvironment extends Construct {
+  /** The invited users of the studio. */
   readonly userPool: UserPool;
+  /** The user pool's hosted sign-in page. */
   readonly hostedDomain: UserPoolDomain;
   /** Validates the user pool's ID token in `Authorization` (`GET /studio/login`). */
   readonly authorizer: CognitoUserPoolsAuthorizer;
+  /** The SageMaker Studio domain whose user profiles `/studio/login` opens. */
   readonly domain: CfnDomain;
+  /** The domain's own VPC (isolated subnets: it holds only the domain's file system). */
   readonly vpc: Vpc;
   /** Role the Studio apps of every user profile run as: no permissions until an administrator grants them. */
   readonly executionRole: Role;

@@ -1,5 +1,5 @@
 /**
- * The game-analytics ingestion API (seed 002): `<project>-analytics`, created when analytics_api.enabled.
+ * The game-analytics ingestion API: `<project>-analytics`, created when analytics_api.enabled.
  * docs/analytics-stack.md describes the resources and decisions; docs/analytics-api.md the handlers.
  *
  * - REST API (REGIONAL) from analyticsApiDefinition(): administrative routes are IAM (SigV4) authorized;
@@ -9,8 +9,7 @@
  *   handler with its own role allowed exactly what its handler does.
  * - Optional Redshift Serverless warehouse (AnalyticsWarehouse) behind analytics_api.warehouse_enabled.
  */
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
-import type { StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer, ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { AccountPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
@@ -19,30 +18,29 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
 import { analyticsApiDefinition } from '../api-routes.js';
-import type { PlatformConfig } from '../config.js';
 import { tableName } from '../tables.js';
 import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
-import { PlatformFunction } from '../constructs/platform-function.js';
+import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
+import { PlatformStack } from './platform-stack.js';
+import type { PlatformStackProps } from './platform-stack.js';
 
 /**
  * Stream retention. The stream is the only copy of an event until the warehouse has ingested it, so a
  * stalled consumer (a paused workgroup, a failing materialized-view refresh) loses data once records
  * expire; 7 days covers a long weekend of that at a small per-GB cost over the 24-hour default.
  */
-export const EVENTS_RETENTION = Duration.days(7);
+const EVENTS_RETENTION = Duration.days(7);
 
-/** Function timeouts: the API Gateway integration timeout (29 s) bounds every route's function. */
-export const FUNCTION_TIMEOUTS = {
-  admin: Duration.seconds(29),
-  authorizer: Duration.seconds(10),
-  events: Duration.seconds(29),
-  warehouseSetup: Duration.seconds(29),
-} as const;
+/**
+ * The authorizer serves no route of its own (the route functions' timeouts follow their routes): a key
+ * lookup is two reads, and a slow authorizer delays every uncached events request.
+ */
+const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 
 /** Events: batches up to 5 MiB are parsed, validated and hashed; more memory is more CPU. */
-export const EVENTS_MEMORY_MB = 1024;
+const EVENTS_MEMORY_MB = 1024;
 
 /** Gateway responses with messages that say what to do; every 4XX/5XX body is JSON `{"message":…}`. */
 export const GATEWAY_RESPONSES = {
@@ -54,18 +52,12 @@ export const GATEWAY_RESPONSES = {
     '{"message":"Forbidden: the caller may not perform this operation on this application"}',
 } as const;
 
-export interface AnalyticsStackProps extends StackProps {
-  readonly config: PlatformConfig;
-  /** Region the stack deploys to: analytics_api.region (default the global region). */
-  readonly region: string;
-  /** Create the Redshift Serverless warehouse; default analytics_api.warehouse_enabled (false). */
-  readonly warehouseEnabled?: boolean;
-}
+/** Deploys to analytics_api.region (default the global region). */
+export type AnalyticsStackProps = PlatformStackProps;
 
 type AnalyticsTableId = keyof typeof ANALYTICS_TABLES;
 
-export class AnalyticsStack extends Stack {
-  readonly config: PlatformConfig;
+export class AnalyticsStack extends PlatformStack {
   readonly restApi: PlatformRestApi;
   readonly authorizer: RequestAuthorizer;
   readonly tables: Readonly<Record<AnalyticsTableId, TableV2>>;
@@ -80,14 +72,11 @@ export class AnalyticsStack extends Stack {
   readonly warehouse?: AnalyticsWarehouse;
 
   constructor(scope: Construct, id: string, props: AnalyticsStackProps) {
-    const { config, region, warehouseEnabled, ...stackProps } = props;
-    super(scope, id, {
+    const { config } = props;
+    super(scope, id, props, {
+      region: config.analyticsApi.region,
       description: `${config.projectName} game-analytics ingestion API`,
-      ...stackProps,
-      env: { account: process.env.CDK_DEFAULT_ACCOUNT, region },
     });
-    this.config = config;
-    Tags.of(this).add('Project', config.projectName);
     const project = config.projectName;
     // Data outlives a deleted stack unless deletion protection was turned off on purpose.
     const dataRemovalPolicy = config.tables.deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
@@ -114,8 +103,7 @@ export class AnalyticsStack extends Stack {
       removalPolicy: dataRemovalPolicy,
     });
 
-    const withWarehouse = warehouseEnabled ?? config.analyticsApi.warehouseEnabled;
-    const warehouse = withWarehouse
+    const warehouse = config.analyticsApi.warehouseEnabled
       ? new AnalyticsWarehouse(this, 'Warehouse', {
           name: `${project}-analytics`,
           stream: this.eventsStream,
@@ -131,29 +119,37 @@ export class AnalyticsStack extends Stack {
       );
     const streamEnv = { [ANALYTICS_ENV.eventsStream]: this.eventsStream.streamName };
 
+    const definition = analyticsApiDefinition(config);
+    // API Gateway calls every one of them synchronously, as a route's integration or as the authorizer.
+    const invokedBy = 'api-gateway-integration-or-authorizer';
+
     const admin = new PlatformFunction(this, 'AdminFunction', {
       entryName: 'analytics-admin',
       description: 'Analytics API: applications and API keys (IAM-authorized administrative routes)',
-      timeout: FUNCTION_TIMEOUTS.admin,
+      timeout: routeFunctionTimeout(definition, 'analytics-admin'),
+      invokedBy,
       environment: tableEnv('applications', 'authorizations'),
     });
     const authorizerFn = new PlatformFunction(this, 'AuthorizerFunction', {
       entryName: 'analytics-authorizer',
       description: 'Analytics API: REQUEST authorizer of the events route (API key in Authorization)',
-      timeout: FUNCTION_TIMEOUTS.authorizer,
+      timeout: AUTHORIZER_TIMEOUT,
+      invokedBy,
       environment: tableEnv('applications', 'authorizations'),
     });
     const events = new PlatformFunction(this, 'EventsFunction', {
       entryName: 'analytics-events',
       description: 'Analytics API: validates event batches and writes them to the events stream',
-      timeout: FUNCTION_TIMEOUTS.events,
+      timeout: routeFunctionTimeout(definition, 'analytics-events'),
+      invokedBy,
       memorySize: EVENTS_MEMORY_MB,
       environment: { ...tableEnv('applications', 'idempotency'), ...streamEnv },
     });
     const warehouseSetup = new PlatformFunction(this, 'WarehouseSetupFunction', {
       entryName: 'analytics-warehouse-setup',
       description: 'Analytics API: creates the warehouse external schema and materialized views',
-      timeout: FUNCTION_TIMEOUTS.warehouseSetup,
+      timeout: routeFunctionTimeout(definition, 'analytics-warehouse-setup'),
+      invokedBy,
       environment: {
         ...streamEnv,
         ...(warehouse
@@ -223,7 +219,6 @@ export class AnalyticsStack extends Stack {
       resultsCacheTtl: Duration.seconds(config.analyticsApi.authorizerCacheTtlSeconds),
     });
 
-    const definition = analyticsApiDefinition(config);
     this.restApi = new PlatformRestApi(this, 'Api', {
       definition,
       restApiName: `${project}-analytics`,
@@ -303,16 +298,6 @@ export class AnalyticsStack extends Stack {
           'protect the routes',
       },
     ]);
-    for (const fn of Object.values(this.functions)) {
-      NagSuppressions.addResourceSuppressions(fn, [
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason:
-            'Invoked synchronously by API Gateway only (integration or authorizer): the caller receives the ' +
-            'error, there is no asynchronous event to park in a dead-letter queue',
-        },
-      ]);
-    }
     if (this.warehouse && this.functions.warehouseSetup.role) {
       NagSuppressions.addResourceSuppressions(
         this.functions.warehouseSetup.role,

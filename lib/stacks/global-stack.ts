@@ -1,5 +1,5 @@
 /**
- * `<project>-global`, deployed once to the global region (seed 001, docs/global-stack.md):
+ * `<project>-global`, deployed once to the global region (docs/global-stack.md):
  * - the global REST API (EDGE where the partition has edge-optimized APIs) built from
  *   `globalApiDefinition()`, its resource policy and the WAF web ACL;
  * - the Global Accelerator and its TCP/443 listener (commercial partition only); each regional stack adds
@@ -12,8 +12,7 @@
  * - the central DynamoDB tables (job queue, job templates, webhooks + delivery outbox, inference
  *   endpoints).
  */
-import { Aws, CfnOutput, Duration, Stack, Tags } from 'aws-cdk-lib';
-import type { StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput } from 'aws-cdk-lib';
 import { Accelerator, ConnectionProtocol, IpAddressType } from 'aws-cdk-lib/aws-globalaccelerator';
 import type { Listener } from 'aws-cdk-lib/aws-globalaccelerator';
 import { AnyPrincipal, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -23,30 +22,28 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
 import type { ApiDefinition, RouteHandler } from '../api-routes.js';
-import type { PlatformConfig } from '../config.js';
-import { aggregatorRoleName, regionalApiParameterPath } from '../names.js';
+import {
+  aggregatorRoleName,
+  internalCaSecretName,
+  regionalApiParameterPath,
+  signingKeySecretName,
+} from '../names.js';
 import { GlobalApiWaf } from '../constructs/global-api-waf.js';
 import { InternalCertificateAuthority } from '../constructs/internal-ca.js';
-import { PlatformFunction } from '../constructs/platform-function.js';
+import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
 import { SigningKeySecret } from '../constructs/signing-key-secret.js';
 import { StudioEnvironment } from '../constructs/studio-environment.js';
 import { TABLES, tableName } from '../tables.js';
 import type { TableId } from '../tables.js';
+import { PlatformStack } from './platform-stack.js';
+import type { PlatformStackProps } from './platform-stack.js';
 
-export interface GlobalStackProps extends StackProps {
-  readonly config: PlatformConfig;
-  /** Region the stack deploys to: the config's global region. */
-  readonly region: string;
-}
+/** Deploys to the config's global region. */
+export type GlobalStackProps = PlatformStackProps;
 
-/** Function timeouts: at least the integration timeout they serve (docs/edge-lambdas.md). */
-const BUFFERED_FUNCTION_TIMEOUT = Duration.seconds(30);
-const STREAMING_FUNCTION_TIMEOUT = Duration.seconds(900);
-
-export class GlobalStack extends Stack {
-  readonly config: PlatformConfig;
+export class GlobalStack extends PlatformStack {
   readonly apiDefinition: ApiDefinition;
   readonly api: PlatformRestApi;
   /** The central tables, by id. */
@@ -70,15 +67,12 @@ export class GlobalStack extends Stack {
   readonly studio?: StudioEnvironment;
 
   constructor(scope: Construct, id: string, props: GlobalStackProps) {
-    const { config, region, ...stackProps } = props;
-    super(scope, id, {
+    const { config } = props;
+    const region = config.globalRegion;
+    super(scope, id, props, {
+      region,
       description: `${config.projectName} global resources: global API, edge routing and central tables`,
-      ...stackProps,
-      // Account stays environment-agnostic unless the CLI knows it, so synth needs no credentials.
-      env: { account: process.env.CDK_DEFAULT_ACCOUNT, region },
     });
-    this.config = config;
-    Tags.of(this).add('Project', config.projectName);
     const p = config.projectName;
     // Secrets are replicated to every deployment region other than this one.
     const replicaRegions = config.regions.filter((r) => r !== region);
@@ -97,8 +91,16 @@ export class GlobalStack extends Stack {
     this.tables = tables;
 
     // ---- envelope signing key and internal CA (replicated to every deployment region) ------------
-    this.signingKeySecret = new SigningKeySecret(this, 'SigningKey', { config, replicaRegions }).secret;
-    const ca = new InternalCertificateAuthority(this, 'InternalCa', { config, replicaRegions });
+    this.signingKeySecret = new SigningKeySecret(this, 'SigningKey', {
+      projectName: p,
+      secretName: signingKeySecretName(config),
+      replicaRegions,
+    }).secret;
+    const ca = new InternalCertificateAuthority(this, 'InternalCa', {
+      projectName: p,
+      secretName: internalCaSecretName(config),
+      replicaRegions,
+    });
     this.internalCaSecret = ca.secret;
     this.internalCaCertificatePem = ca.certificatePem;
 
@@ -152,6 +154,27 @@ export class GlobalStack extends Stack {
       }),
     );
 
+    NagSuppressions.addResourceSuppressions(
+      this.aggregatorRole,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Regional API ids are assigned at deploy time in other regions: the grant names the region, account, stage, ' +
+            'method and path of each aggregate route and wildcards only the API id; discovery reads the parameters ' +
+            'under /<project>/regional-api/ (one per region)',
+          appliesTo: [
+            { regex: '/^Resource::arn:<AWS::Partition>:execute-api:[a-z0-9-]+:<AWS::AccountId>:\\*\\//g' },
+            {
+              regex:
+                '/^Resource::arn:<AWS::Partition>:ssm:[a-z0-9-]+:<AWS::AccountId>:parameter\\/.*\\/\\*$/g',
+            },
+          ],
+        },
+      ],
+      true,
+    );
+
     // ---- functions of the global API ------------------------------------------------------------
     this.apiDefinition = globalApiDefinition(config);
     const needed = new Set(
@@ -163,7 +186,8 @@ export class GlobalStack extends Stack {
     functions.aggregator = new PlatformFunction(this, 'Aggregator', {
       entryName: 'aggregator',
       description: `${p}: /api/v1/global/* fan-out to every regional API`,
-      timeout: BUFFERED_FUNCTION_TIMEOUT,
+      timeout: routeFunctionTimeout(this.apiDefinition, 'aggregator'),
+      invokedBy: 'api-gateway',
       role: this.aggregatorRole,
       environment: {
         REGIONAL_API_PARAMETER_PATH: parameterPath,
@@ -183,13 +207,15 @@ export class GlobalStack extends Stack {
       functions['control-plane-proxy'] = new PlatformFunction(this, 'ControlPlaneProxy', {
         entryName: 'control-plane-proxy',
         description: `${p}: /api/v1/{proxy+} to the regions over the accelerator`,
-        timeout: BUFFERED_FUNCTION_TIMEOUT,
+        timeout: routeFunctionTimeout(this.apiDefinition, 'control-plane-proxy'),
+        invokedBy: 'api-gateway',
         environment: proxyEnvironment,
       });
       functions['inference-stream-proxy'] = new PlatformFunction(this, 'InferenceProxy', {
         entryName: 'inference-stream-proxy',
         description: `${p}: /inference/{proxy+} streamed from the regions over the accelerator`,
-        timeout: STREAMING_FUNCTION_TIMEOUT,
+        timeout: routeFunctionTimeout(this.apiDefinition, 'inference-stream-proxy'),
+        invokedBy: 'api-gateway',
         environment: proxyEnvironment,
       });
       this.signingKeySecret.grantRead(functions['control-plane-proxy']);
@@ -201,7 +227,8 @@ export class GlobalStack extends Stack {
       const studioLogin = new PlatformFunction(this, 'StudioLogin', {
         entryName: 'studio-login',
         description: `${p}: presigned analytics studio login URL for the caller's user profile`,
-        timeout: BUFFERED_FUNCTION_TIMEOUT,
+        timeout: routeFunctionTimeout(this.apiDefinition, 'studio-login'),
+        invokedBy: 'api-gateway',
         environment: { STUDIO_DOMAIN_ID: this.studio.domain.attrDomainId },
       });
       studioLogin.addToRolePolicy(
@@ -233,43 +260,6 @@ export class GlobalStack extends Stack {
       );
     }
     this.functions = functions;
-    for (const fn of Object.values(functions)) {
-      NagSuppressions.addResourceSuppressions(fn, [
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason:
-            'Invoked synchronously by API Gateway, which answers the caller with any failure: a dead-letter ' +
-            'queue only applies to asynchronous invocations',
-        },
-      ]);
-    }
-    NagSuppressions.addResourceSuppressions(
-      this.aggregatorRole,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'Regional API ids are assigned at deploy time in other regions: the grant names the region, account, stage, ' +
-            'method and path of each aggregate route and wildcards only the API id; discovery reads the parameters ' +
-            'under /<project>/regional-api/ (one per region)',
-          appliesTo: [
-            { regex: '/^Resource::arn:<AWS::Partition>:execute-api:[a-z0-9-]+:<AWS::AccountId>:\\*\\//g' },
-            {
-              regex:
-                '/^Resource::arn:<AWS::Partition>:ssm:[a-z0-9-]+:<AWS::AccountId>:parameter\\/.*\\/\\*$/g',
-            },
-          ],
-        },
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions',
-          appliesTo: ['Resource::*'],
-        },
-      ],
-      true,
-    );
-
     // ---- the global REST API -------------------------------------------------------------------
     const policy = new PolicyDocument({
       statements: [
@@ -304,7 +294,8 @@ export class GlobalStack extends Stack {
     if (config.waf.enabled) {
       this.waf = new GlobalApiWaf(this, 'Waf', {
         name: `${p}-global-api`,
-        waf: config.waf,
+        rateLimitPerIp: config.waf.rateLimitPerIp,
+        maxBodySizeBytes: config.waf.maxBodySizeBytes,
         stageName: config.stage,
       });
       this.waf.associate('GlobalApiAssociation', this.api.api.deploymentStage);

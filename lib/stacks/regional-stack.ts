@@ -1,5 +1,5 @@
 /**
- * `<project>-<region>`, one per deployment region (issue 6, seeds 000 and 001, docs/regional-stack.md):
+ * `<project>-<region>`, one per deployment region (docs/regional-stack.md):
  * - the VPC (private subnets with egress, flow logs, endpoints);
  * - the EKS Auto Mode cluster with the cluster services from `cluster/k8s/` (images, Pod Identity roles,
  *   TargetGroupBindings, RBAC, NetworkPolicies);
@@ -10,17 +10,23 @@
  * Deploy after the global stack: it reads the signing-key and internal-CA secrets' replicas by name, and
  * the accelerator listener ARN through a CDK cross-region reference.
  */
-import { Aws, CfnOutput, Stack, Tags } from 'aws-cdk-lib';
-import type { StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { CfnEndpointGroup } from 'aws-cdk-lib/aws-globalaccelerator';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
-import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { POD_HTTPS_PORT, serviceDnsNames } from '../cluster-manifests.js';
-import type { PlatformConfig } from '../config.js';
-import { albHostParameterName, signingKeySecretName } from '../names.js';
+import { regionalApiDefinition } from '../api-routes.js';
+import {
+  aggregatorRoleName,
+  albHostParameterName,
+  internalCaSecretName,
+  regionalApiParameterName,
+  signingKeySecretName,
+} from '../names.js';
+import { suppressEksClusterInternals } from '../nag-suppressions.js';
+import { TABLES, tableName } from '../tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
 import { InternalAlb, TARGET_HEALTH_CHECK } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';
@@ -30,17 +36,17 @@ import { RegionalNetwork } from '../constructs/regional-network.js';
 import { RegionalProxies } from '../constructs/regional-proxies.js';
 import { RegionalStorage } from '../constructs/regional-storage.js';
 import type { GlobalStack } from './global-stack.js';
+import { PlatformStack } from './platform-stack.js';
+import type { PlatformStackProps } from './platform-stack.js';
 
-export interface RegionalStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface RegionalStackProps extends PlatformStackProps {
   /** Region the stack deploys to: one entry of the config's regions. */
   readonly region: string;
   /** The deployment's global stack (same app): source of the cross-region references. */
   readonly globalStack: GlobalStack;
 }
 
-export class RegionalStack extends Stack {
-  readonly config: PlatformConfig;
+export class RegionalStack extends PlatformStack {
   readonly network: RegionalNetwork;
   readonly storage: RegionalStorage;
   readonly eks: PlatformCluster;
@@ -57,30 +63,36 @@ export class RegionalStack extends Stack {
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
-    const { config, region, globalStack, ...stackProps } = props;
-    super(scope, id, {
+    const { region, globalStack, ...platformProps } = props;
+    const { config } = platformProps;
+    super(scope, id, platformProps, {
+      region,
       description: `${config.projectName} resources in ${region}: cluster, load balancer and regional API`,
-      ...stackProps,
-      // Account stays environment-agnostic unless the CLI knows it, so synth needs no credentials.
-      env: { account: process.env.CDK_DEFAULT_ACCOUNT, region },
     });
-    this.config = config;
-    Tags.of(this).add('Project', config.projectName);
 
     this.network = new RegionalNetwork(this, 'Network');
     const { vpc, privateSubnets: subnets } = this.network;
-    this.storage = new RegionalStorage(this, 'Storage', { config });
-    this.eks = new PlatformCluster(this, 'Eks', { config, vpc, subnets });
+    this.storage = new RegionalStorage(this, 'Storage', {
+      costReportsTableName: tableName(config.projectName, TABLES.costReports),
+      tableSettings: config.tables,
+    });
+    this.eks = new PlatformCluster(this, 'Eks', {
+      clusterName: config.regionalStackName(region),
+      projectName: config.projectName,
+      vpc,
+      subnets,
+    });
     const cluster = this.eks.cluster;
 
+    const issuer = { projectName: config.projectName, caSecretName: internalCaSecretName(config) };
     this.albCertificate = new InternalCertificate(this, 'AlbCertificate', {
-      config,
+      ...issuer,
       dnsNames: [config.backendHostname],
     });
     // A separate key pair for the pods: a compromised pod can impersonate a service, never the ALB name the
     // edge proxies trust.
     this.serviceCertificate = new InternalCertificate(this, 'ServiceCertificate', {
-      config,
+      ...issuer,
       dnsNames: serviceDnsNames(),
     });
 
@@ -106,8 +118,11 @@ export class RegionalStack extends Stack {
 
     // The signing-key secret is a replica of the global stack's secret: found by name in this region.
     const signingKeySecret = Secret.fromSecretNameV2(this, 'SigningKeyReplica', signingKeySecretName(config));
+    const apiDefinition = regionalApiDefinition(config);
     this.proxies = new RegionalProxies(this, 'Proxies', {
-      config,
+      projectName: config.projectName,
+      backendHostname: config.backendHostname,
+      api: apiDefinition,
       vpc,
       subnets,
       albSecurityGroup: this.alb.securityGroup,
@@ -117,13 +132,19 @@ export class RegionalStack extends Stack {
       internalCaPem: this.albCertificate.caCertificatePem,
     });
     this.api = new RegionalApi(this, 'RegionalApi', {
-      config,
+      definition: apiDefinition,
+      projectName: config.projectName,
       controlPlaneProxy: this.proxies.controlPlane,
       inferenceProxy: this.proxies.inference,
+      aggregatorRoleName: aggregatorRoleName(config),
+      openToAccount: config.regionalApiOpenToAccount,
+      globalRegion: config.globalRegion,
+      urlParameterName: regionalApiParameterName(config, region),
     });
 
     this.services = new ClusterServices(this, 'Services', {
-      config,
+      projectName: config.projectName,
+      globalRegion: config.globalRegion,
       cluster,
       targetGroups: this.alb.targetGroups,
       vpcCidr: vpc.vpcCidrBlock,
@@ -172,106 +193,7 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'Partition', { value: Aws.PARTITION, description: 'Partition the stack runs in' });
     new CfnOutput(this, 'StageName', { value: config.stage, description: 'API Gateway stage name' });
 
-    suppressCdkInternals(this);
+    // Last: the cluster's subtree is complete only once the ALB rule and the services are in it.
+    suppressEksClusterInternals(cluster);
   }
 }
-
-/** cdk-nag findings on constructs the CDK itself generates (their settings are not ours to choose). */
-function suppressCdkInternals(stack: RegionalStack): void {
-  const cluster = stack.eks.cluster;
-  const managed = (name: string): string => `Policy::arn:<AWS::Partition>:iam::aws:policy/${name}`;
-  NagSuppressions.addResourceSuppressions(
-    cluster,
-    [
-      {
-        id: 'AwsSolutions-IAM4',
-        reason:
-          'EKS Auto Mode requires these AWS managed policies on the cluster role (compute, block storage, load ' +
-          'balancing, networking) and on the node role (worker node, ECR pull); AWS updates them with the service',
-        appliesTo: [
-          managed('AmazonEKSClusterPolicy'),
-          managed('AmazonEKSComputePolicy'),
-          managed('AmazonEKSBlockStoragePolicy'),
-          managed('AmazonEKSLoadBalancingPolicy'),
-          managed('AmazonEKSNetworkingPolicy'),
-          managed('AmazonEKSWorkerNodePolicy'),
-          managed('AmazonEC2ContainerRegistryReadOnly'),
-        ],
-      },
-    ],
-    true,
-  );
-  const kubectlProvider = cluster.node.tryFindChild('KubectlProvider');
-  if (kubectlProvider) {
-    NagSuppressions.addResourceSuppressions(
-      kubectlProvider,
-      [
-        {
-          id: 'AwsSolutions-IAM4',
-          reason:
-            'CDK kubectl provider (aws-eks-v2): its handler and provider-framework functions use the AWS managed ' +
-            'Lambda execution, VPC access and ECR read policies the CDK attaches',
-          appliesTo: [
-            managed('service-role/AWSLambdaBasicExecutionRole'),
-            managed('service-role/AWSLambdaVPCAccessExecutionRole'),
-            managed('AmazonEC2ContainerRegistryReadOnly'),
-            { regex: '/^Policy::.*AmazonElasticContainerRegistryPublicReadOnly.*$/g' },
-          ],
-        },
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'CDK provider framework: may invoke any version of its one kubectl handler function (<arn>:*)',
-          appliesTo: [{ regex: '/^Resource::<.*KubectlProviderHandler.*\\.Arn>:\\*$/g' }],
-        },
-        {
-          id: 'AwsSolutions-L1',
-          reason:
-            'CDK kubectl handler: the CDK pins the Python runtime its bundled kubectl/helm/awscli layers need',
-        },
-        {
-          id: 'Serverless-LambdaLatestVersion',
-          reason:
-            'CDK kubectl handler: the CDK pins the Python runtime its bundled kubectl/helm/awscli layers need',
-        },
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason:
-            'Invoked synchronously by CloudFormation through the provider framework, which reports every failure',
-        },
-        {
-          id: 'Serverless-LambdaDefaultMemorySize',
-          reason: 'CDK provider framework function (CDK-managed sizing)',
-        },
-      ],
-      true,
-    );
-  }
-  // The singleton function behind every AwsCustomResource of the stack (the regional API URL publication).
-  const awsCustomResourceFunction = stack.node.tryFindChild(AWS_CUSTOM_RESOURCE_SINGLETON_ID);
-  if (awsCustomResourceFunction) {
-    NagSuppressions.addResourceSuppressions(
-      awsCustomResourceFunction,
-      [
-        {
-          id: 'AwsSolutions-IAM4',
-          reason:
-            'CDK AwsCustomResource function: AWSLambdaBasicExecutionRole for its own logs (CDK-managed)',
-          appliesTo: [managed('service-role/AWSLambdaBasicExecutionRole')],
-        },
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason: 'Invoked synchronously by CloudFormation, which sees every failure',
-        },
-        {
-          id: 'Serverless-LambdaDefaultMemorySize',
-          reason: 'CDK AwsCustomResource function (CDK-managed sizing)',
-        },
-      ],
-      true,
-    );
-  }
-}
-
-/** Construct id of the CDK's AwsCustomResource singleton function (aws-cdk-lib/custom-resources). */
-const AWS_CUSTOM_RESOURCE_SINGLETON_ID = 'AWS679f53fac002430cb0da5b7982bd2287';

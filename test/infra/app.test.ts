@@ -1,7 +1,6 @@
 // The whole CDK app under every configuration the issue names: which stacks exist and where, a snapshot
 // of every stack, cdk-nag (AwsSolutions + Serverless) on every stack, and no hard-coded partition.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -9,11 +8,13 @@ import type { Stack } from 'aws-cdk-lib';
 import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { ConfigError } from '../../lib/config.js';
-import { addNagPacks, nagErrors, snapshotOf } from './support/template.js';
-
-const cdkJsonContext = (): Record<string, unknown> =>
-  (JSON.parse(readFileSync(join(process.cwd(), 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
-    .context;
+import {
+  addNagPacks,
+  cdkJsonContext,
+  HARD_CODED_ARN,
+  nagErrors,
+  snapshotOf,
+} from '../support/stack-templates.js';
 
 // Version reporting embeds a library-version hash in every template; keep it out of the snapshots.
 function build(context: Record<string, unknown>): PlatformApp {
@@ -33,9 +34,6 @@ const stacksOf = (built: PlatformApp): Stack[] => [
   ...built.regionalStacks.values(),
   ...(built.analyticsStack ? [built.analyticsStack] : []),
 ];
-
-// Built from parts so this file holds no hard-coded partition either.
-const HARD_CODED_ARN = ['arn', 'aws'].join(':');
 
 const configs: [string, Record<string, unknown>, Record<string, string>][] = [
   ['default (cdk.json)', cdkJsonContext(), { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' }],

@@ -1,4 +1,4 @@
-// `<project>-global` (lib/stacks/global-stack.ts) against seed 001 and issue 6: each rule is asserted
+// `<project>-global` (lib/stacks/global-stack.ts) against docs/global-stack.md: each rule is asserted
 // once, against the synthesized template; a snapshot per configuration; cdk-nag on every configuration.
 // The stack is built on its own (no regional stacks) with bundling skipped, except in the one test that
 // proves the functions bundle locally without Docker.
@@ -8,10 +8,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { addGlobalStack } from '../../lib/app-builder.js';
 import { loadConfig } from '../../lib/config.js';
 import { InternalCertificate } from '../../lib/constructs/internal-ca.js';
-import { GlobalStack } from '../../lib/stacks/global-stack.js';
-import { addNagPacks, nagErrors } from './support/template.js';
+import { internalCaSecretName } from '../../lib/names.js';
+import {
+  addNagPacks,
+  apiResourcePaths,
+  cdkJsonContext,
+  nagErrors,
+  stageMethodSettings,
+} from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -19,9 +26,6 @@ interface Resource {
   Properties: Json;
   DeletionPolicy?: string;
 }
-
-const cdkJsonContext = (): Json =>
-  (JSON.parse(readFileSync(join(process.cwd(), 'cdk.json'), 'utf8')) as { context: Json }).context;
 
 const outdirs: string[] = [];
 afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -36,12 +40,7 @@ function synthGlobal(context: Json, options: { bundle?: boolean } = {}) {
     context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
   });
   const config = loadConfig(context);
-  const stack = new GlobalStack(app, config.globalStackName, {
-    config,
-    region: config.globalRegion,
-    stackName: config.globalStackName,
-    crossRegionReferences: true,
-  });
+  const stack = addGlobalStack(app, config);
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -73,19 +72,11 @@ const analytics = byName('analytics environment on');
 
 // ---- the global REST API ----------------------------------------------------------------------
 
-/** Each method as `METHOD /path` → what the seed fixes about it. */
+/** Each method as `METHOD /path` → what the specification fixes about it. */
 function routesOf(s: Synth): Record<string, Json> {
-  const paths = new Map<string, string>();
-  const pathOf = (ref: unknown): string => {
-    const id = (ref as { Ref?: string }).Ref;
-    if (id === undefined) return ''; // Fn::GetAtt RootResourceId
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const props = s.resources[id]!.Properties;
-    const path = `${pathOf(props.ParentId)}/${String(props.PathPart)}`;
-    paths.set(id, path);
-    return path;
-  };
+  const paths = apiResourcePaths(s.template);
+  // Fn::GetAtt RootResourceId (no Ref): the root resource.
+  const pathOf = (ref: unknown): string => paths.get((ref as { Ref?: string }).Ref ?? '') ?? '';
   const functionName = (uri: unknown): string => {
     const parts = (uri as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
     const getAtt = parts.find((p) => typeof p === 'object' && p !== null && 'Fn::GetAtt' in p) as {
@@ -161,7 +152,7 @@ const STUDIO_ROUTES = {
   },
 };
 
-describe('global API routes (seed 001 "Global API")', () => {
+describe('global API routes (docs/global-stack.md)', () => {
   test('commercial partition: aggregate routes and the accelerator catch-alls; buffered 29 s, inference 900 s streamed', () => {
     expect(routesOf(commercial)).toEqual({ ...AGGREGATE_ROUTES, ...ACCELERATOR_ROUTES });
   });
@@ -208,17 +199,7 @@ describe('global API routes (seed 001 "Global API")', () => {
     const stage = commercial.single('AWS::ApiGateway::Stage').Properties;
     expect(stage.StageName).toBe('prod');
     expect(stage.TracingEnabled).toBe(true);
-    expect(stage.MethodSettings).toEqual([
-      {
-        HttpMethod: '*',
-        ResourcePath: '/*',
-        ThrottlingRateLimit: 1000,
-        ThrottlingBurstLimit: 2000,
-        LoggingLevel: 'INFO',
-        DataTraceEnabled: false,
-        MetricsEnabled: true,
-      },
-    ]);
+    expect(stage.MethodSettings).toEqual([stageMethodSettings(1000, 2000)]);
     const custom = synthGlobal({
       stage: 'v2',
       api_gateway: { throttling_rate_limit: 50, throttling_burst_limit: 75 },
@@ -276,7 +257,7 @@ describe('global API routes (seed 001 "Global API")', () => {
 
 // ---- WAF -------------------------------------------------------------------------------------
 
-describe('WAF web ACL (seed 001 "WAF on the global API")', () => {
+describe('WAF web ACL (docs/global-stack.md)', () => {
   const MANAGED = [
     'AWSManagedRulesCommonRuleSet',
     'AWSManagedRulesKnownBadInputsRuleSet',
@@ -665,7 +646,8 @@ test('InternalCertificate (for the regional stacks): ACM import, key-pair secret
   addNagPacks(app);
   const stack = new Stack(app, 'regional', { env: { region: 'eu-west-1' } });
   const cert = new InternalCertificate(stack, 'Tls', {
-    config: loadConfig({}),
+    projectName: 'gco',
+    caSecretName: internalCaSecretName(loadConfig({})),
     dnsNames: ['backend.gco.gco.internal'],
   });
   const template = Template.fromStack(stack);

@@ -1,5 +1,5 @@
 /**
- * `<project>-<region>`: fine-grained assertions for issue 6 and seeds 000/001 (regional API, internal ALB,
+ * `<project>-<region>`: fine-grained assertions for docs/regional-stack.md (regional API, internal ALB,
  * EKS, cluster services, accelerator endpoint group) in three configurations, plus cdk-nag.
  *
  * Each configuration is built once. Lambda bundling and the CDK's built-in CloudFormation validation are
@@ -17,7 +17,7 @@ import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
 import type { AlbServiceName } from '../../lib/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
-import { addNagPacks, nagErrors } from './support/template.js';
+import { addNagPacks, apiResourcePaths, nagErrors, stageMethodSettings } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -59,24 +59,9 @@ function joined(value: unknown): string {
   return join[1].map(joined).join(join[0]);
 }
 
-/** Full API Gateway path of every AWS::ApiGateway::Resource logical id. */
-function resourcePaths(template: Template): Map<string, string> {
-  const all = Object.fromEntries(resources(template, 'AWS::ApiGateway::Resource'));
-  const paths = new Map<string, string>();
-  const pathOf = (id: string): string => {
-    const known = paths.get(id);
-    if (known) return known;
-    const resource = all[id];
-    if (!resource) throw new Error(`no resource ${id}`);
-    const parent = resource.Properties.ParentId as { Ref?: string };
-    const prefix = parent.Ref ? pathOf(parent.Ref) : '';
-    const path = `${prefix}/${String(resource.Properties.PathPart)}`;
-    paths.set(id, path);
-    return path;
-  };
-  for (const id of Object.keys(all)) pathOf(id);
-  return paths;
-}
+/** The internal ALB's security group. */
+const albSecurityGroup = (template: Template): Resource | undefined =>
+  resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup'))?.[1];
 
 /** The target group logical id of each ALB service (tag `gco:service`). */
 function targetGroupIds(template: Template): Map<AlbServiceName, string> {
@@ -163,7 +148,7 @@ describe('default config (commercial partition, regional API closed to the accou
     template = Template.fromStack(stack);
   });
 
-  describe('regional REST API (seed 001)', () => {
+  describe('regional REST API (docs/regional-stack.md)', () => {
     test('REGIONAL endpoint, and only the aggregator on its five routes (statement 1)', () => {
       const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
       expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
@@ -175,24 +160,14 @@ describe('default config (commercial partition, regional API closed to the accou
       expect(stage.Properties).toMatchObject({
         StageName: 'prod',
         TracingEnabled: true,
-        MethodSettings: [
-          {
-            HttpMethod: '*',
-            ResourcePath: '/*',
-            LoggingLevel: 'INFO',
-            DataTraceEnabled: false,
-            MetricsEnabled: true,
-            ThrottlingRateLimit: 1000,
-            ThrottlingBurstLimit: 2000,
-          },
-        ],
+        MethodSettings: [stageMethodSettings(1000, 2000)],
       });
       const format = (stage.Properties.AccessLogSetting as { Format: string }).Format;
       expect(JSON.parse(format)).toEqual(ACCESS_LOG_FIELDS);
     });
 
     test('every route of the definition, with its method, operation name, IAM auth and timeout', () => {
-      const paths = resourcePaths(template);
+      const paths = apiResourcePaths(template);
       const methods = resources(template, 'AWS::ApiGateway::Method').map(([, m]) => {
         const integration = m.Properties.Integration as Json;
         return {
@@ -215,7 +190,7 @@ describe('default config (commercial partition, regional API closed to the accou
       }));
       expect(methods.map(({ uri: _uri, ...rest }) => rest)).toEqual(expect.arrayContaining(expected));
       expect(methods).toHaveLength(expected.length);
-      // The seed's method sets, spelled out once.
+      // The specified method sets, spelled out once.
       const on = (path: string) => methods.filter((m) => m.path === path).map((m) => m.method);
       expect(on('/api/v1/{proxy+}').sort()).toEqual([
         'DELETE',
@@ -356,7 +331,7 @@ describe('default config (commercial partition, regional API closed to the accou
     });
   });
 
-  describe('internal ALB (seed 000)', () => {
+  describe('internal ALB (docs/regional-stack.md)', () => {
     test('internal, in the private subnets, idle timeout 300 s, invalid headers dropped, access logs on', () => {
       const [, alb] = onlyResource(template, 'AWS::ElasticLoadBalancingV2::LoadBalancer');
       expect(alb.Properties.Scheme).toBe('internal');
@@ -473,9 +448,7 @@ describe('default config (commercial partition, regional API closed to the accou
     });
 
     test('security group: 443 from the VPC and (accelerator partition) any IPv4; egress only to the pods', () => {
-      const [, sg] =
-        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
-        [];
+      const sg = albSecurityGroup(template);
       expect(sg?.Properties.SecurityGroupIngress).toEqual([
         expect.objectContaining({
           CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },
@@ -675,14 +648,14 @@ describe('default config (commercial partition, regional API closed to the accou
       ).toEqual(new Set(['<token>']));
     });
 
-    test('the images are Docker assets built from cluster/<service>/Dockerfile with the repository root as context', () => {
+    test('the images are Docker assets built from cluster/Dockerfile, one per service (SERVICE build argument), with the repository root as context', () => {
       const assembly = built.app.synth();
       const manifests = assembly
         .getStackArtifact(stack.artifactId)
         .dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
       const images = manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {}));
-      expect(images.map((i) => i.source.dockerFile).sort()).toEqual(
-        CLUSTER_SERVICE_NAMES.map((s) => `cluster/${s}/Dockerfile`).sort(),
+      expect(images.map((i) => [i.source.dockerFile, i.source.dockerBuildArgs?.SERVICE]).sort()).toEqual(
+        CLUSTER_SERVICE_NAMES.map((s) => ['cluster/Dockerfile', s]).sort(),
       );
       for (const image of images) expect(image.source.platform).toBe('linux/amd64');
     });
@@ -812,9 +785,7 @@ describe('aws-us-gov partition (no Global Accelerator)', () => {
     (region) => {
       const template = Template.fromStack(regionalStackOf(built, region));
       expect(resources(template, 'AWS::GlobalAccelerator::EndpointGroup')).toHaveLength(0);
-      const [, sg] =
-        resources(template, 'AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('AlbSecurityGroup')) ??
-        [];
+      const sg = albSecurityGroup(template);
       expect(sg?.Properties.SecurityGroupIngress).toEqual([
         expect.objectContaining({
           CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/NetworkVpc/), 'CidrBlock'] },

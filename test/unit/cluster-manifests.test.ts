@@ -1,7 +1,8 @@
 /**
  * The `cluster/k8s/` templates and their substitution (lib/cluster-manifests.ts): every document parses,
  * every placeholder is filled, substitution can never change a document's shape, and the manifests
- * carry the rules of seed 000 (probes, hardening, ports, routing, RBAC, NetworkPolicies).
+ * carry the rules of docs/regional-stack.md and docs/service-framework.md (probes, hardening, ports,
+ * routing, RBAC, NetworkPolicies).
  */
 import { beforeAll, afterAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
