@@ -8,13 +8,14 @@
  * the bundle. docs/cli.md, "Installation", has the measurements.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Bump when the build options below change, so existing caches are rebuilt. */
 const BUILD_FORMAT = 1;
+const STALE_BUILD_MS = 10 * 60 * 1000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function cacheDirectory() {
@@ -72,20 +73,20 @@ async function build() {
     const stat = statSync(join(root, path));
     return [path, stat.size, stat.mtimeMs];
   });
-  const previous = (() => {
-    try {
-      return JSON.parse(readFileSync(manifestFile, 'utf8')).dir;
-    } catch {
-      return undefined;
-    }
-  })();
   // Rename is atomic: concurrent first runs each record a complete build, and the last one wins.
   const temp = `${manifestFile}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify({ format: BUILD_FORMAT, root, dir, inputs }));
   renameSync(temp, manifestFile);
-  if (typeof previous === 'string' && previous !== dir) {
-    // Give commands started from the previous build time to load their chunks before it goes.
-    setTimeout(() => rmSync(join(cache, previous), { recursive: true, force: true }), 60_000).unref();
+  // Older builds go once no command can still be loading chunks from them.
+  for (const entry of readdirSync(cache)) {
+    if (!entry.startsWith('build-') || entry === dir) continue;
+    const path = join(cache, entry);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS)
+        rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by a concurrent build meanwhile.
+    }
   }
   return join(cache, dir, 'bin.js');
 }
