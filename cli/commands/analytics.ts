@@ -10,7 +10,7 @@ import { ApiError, UsageError } from '../errors.js';
 import { parseEventFile } from '../event-files.js';
 import { pathOf } from '../http.js';
 import { readText } from '../input-files.js';
-import { renderTable } from '../table.js';
+import { loadTableLibrary, renderTable } from '../table.js';
 import {
   apiKeyListView,
   apiKeyView,
@@ -25,7 +25,8 @@ const MAX_FAILURES_SHOWN = 50;
 const appPath = (id: string, ...rest: string[]) => pathOf('applications', id, ...rest);
 
 /** The summary on stdout (table output) or stderr (json/yaml, whose stdout holds the API's answers). */
-function reportSummary(ctx: CommandContext, summary: SendSummary): void {
+async function reportSummary(ctx: CommandContext, summary: SendSummary): Promise<void> {
+  await loadTableLibrary();
   const failed = summary.failures.length;
   const head = `${summary.total} events: ${summary.accepted} accepted, ${failed} failed (${summary.batches} batches)\n`;
   const shown = summary.failures.slice(0, MAX_FAILURES_SHOWN);
@@ -249,7 +250,7 @@ export function analyticsCommand(kit: CommandKit): CommandUnknownOpts {
         } finally {
           bar?.stop();
         }
-        reportSummary(ctx, summary);
+        await reportSummary(ctx, summary);
         if (summary.failures.length > 0) {
           throw new ApiError(`${summary.failures.length} of ${summary.total} events were not accepted`);
         }
