@@ -47,7 +47,10 @@ async function reportSummary(ctx: CommandContext, summary: SendSummary): Promise
 }
 
 function applicationsCommand(kit: CommandKit): CommandUnknownOpts {
-  const apps = new Command('apps').description('applications that send events');
+  const apps = examples(
+    new Command('apps').description('applications that send events'),
+    'gco analytics apps list',
+  );
   examples(
     apps
       .command('create')
@@ -107,7 +110,10 @@ function applicationsCommand(kit: CommandKit): CommandUnknownOpts {
 }
 
 function keysCommand(kit: CommandKit): CommandUnknownOpts {
-  const keys = new Command('keys').description("an application's API keys");
+  const keys = examples(
+    new Command('keys').description("an application's API keys"),
+    'gco analytics keys list 5868017c-…',
+  );
   examples(
     keys
       .command('create')
@@ -205,7 +211,10 @@ function keysCommand(kit: CommandKit): CommandUnknownOpts {
 }
 
 export function analyticsCommand(kit: CommandKit): CommandUnknownOpts {
-  const analytics = new Command('analytics').description('game analytics: applications, API keys, events');
+  const analytics = examples(
+    new Command('analytics').description('game analytics: applications, API keys, events'),
+    'gco analytics send 5868017c-… events.ndjson --key "$API_KEY"',
+  );
   analytics.addCommand(applicationsCommand(kit));
   analytics.addCommand(keysCommand(kit));
 

@@ -5,7 +5,10 @@ import { integerIn } from '../options.js';
 import { costReportListView, costReportView } from '../views.js';
 
 export function costsCommand(kit: CommandKit): CommandUnknownOpts {
-  const costs = new Command('costs').description('cost allocation reports of a region');
+  const costs = examples(
+    new Command('costs').description('cost allocation reports of a region'),
+    'gco costs reports',
+  );
 
   examples(
     costs

@@ -25,7 +25,10 @@ export function inferencePath(endpoint: string, path: string | undefined): strin
 }
 
 export function inferenceCommand(kit: CommandKit): CommandUnknownOpts {
-  const inference = new Command('inference').description('call inference endpoints');
+  const inference = examples(
+    new Command('inference').description('call inference endpoints'),
+    'gco inference invoke sample-model --prompt "Hello" --stream',
+  );
   examples(
     inference
       .command('invoke')

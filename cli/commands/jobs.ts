@@ -95,7 +95,10 @@ export function appliedJobs(report: unknown): { namespace: string; name: string 
 }
 
 export function jobsCommand(kit: CommandKit): CommandUnknownOpts {
-  const jobs = new Command('jobs').description('submit and manage jobs');
+  const jobs = examples(
+    new Command('jobs').description('submit and manage jobs'),
+    'gco jobs submit job.yaml --wait',
+  );
 
   examples(
     jobs

@@ -8,8 +8,9 @@ import { pathOf } from '../http.js';
 import { deletedView } from '../views.js';
 
 export function manifestsCommand(kit: CommandKit): CommandUnknownOpts {
-  const manifests = new Command('manifests').description(
-    'read and delete applied resources by kind and name',
+  const manifests = examples(
+    new Command('manifests').description('read and delete applied resources by kind and name'),
+    'gco manifests get svc-jobs web',
   );
   const resourceCommand = (name: 'get' | 'delete', description: string, example: string) =>
     examples(

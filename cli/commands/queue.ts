@@ -28,8 +28,9 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const queuedJobPath = (id: string) => pathOf('api', 'v1', 'queue', 'jobs', id);
 
 export function queueCommand(kit: CommandKit): CommandUnknownOpts {
-  const queue = new Command('queue').description(
-    'the central job queue: submit once, dispatched to a region',
+  const queue = examples(
+    new Command('queue').description('the central job queue: submit once, dispatched to a region'),
+    'gco queue submit job.yaml --target-region us-east-1',
   );
 
   examples(

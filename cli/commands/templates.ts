@@ -32,7 +32,10 @@ export async function parameterValues(
 const templatePath = (name: string) => pathOf('api', 'v1', 'templates', name);
 
 export function templatesCommand(kit: CommandKit): CommandUnknownOpts {
-  const templates = new Command('templates').description('reusable job templates with parameters');
+  const templates = examples(
+    new Command('templates').description('reusable job templates with parameters'),
+    'gco templates run train --name train-0601 -p epochs=20',
+  );
 
   examples(
     templates

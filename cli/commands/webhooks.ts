@@ -13,7 +13,10 @@ import { deletedView, webhookListView, webhookView } from '../views.js';
 export const WEBHOOK_EVENTS = ['job.started', 'job.completed', 'job.failed'] as const;
 
 export function webhooksCommand(kit: CommandKit): CommandUnknownOpts {
-  const webhooks = new Command('webhooks').description('job event notifications to your HTTPS endpoints');
+  const webhooks = examples(
+    new Command('webhooks').description('job event notifications to your HTTPS endpoints'),
+    'gco webhooks list',
+  );
 
   examples(
     webhooks

@@ -317,14 +317,14 @@ describe('usage errors exit 2 and send nothing', () => {
 });
 
 describe('help and version', () => {
-  const leafCommands = (cmd: CommandUnknownOpts, path: string[] = []): string[][] =>
-    cmd.commands.length === 0 ? [path] : cmd.commands.flatMap((c) => leafCommands(c, [...path, c.name()]));
+  const allCommands = (cmd: CommandUnknownOpts, path: string[] = []): string[][] =>
+    cmd.commands.flatMap((c) => [[...path, c.name()], ...allCommands(c, [...path, c.name()])]);
   const program = createProgram(
     { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '.' },
     { context: () => Promise.reject(new Error('not run')) },
   );
 
-  test.each(leafCommands(program).map((path) => [path.join(' ')]))(
+  test.each(allCommands(program).map((path) => [path.join(' ')]))(
     'gco %s --help shows an example',
     async (path) => {
       const result = await runGco([...path.split(' '), '--help']);
