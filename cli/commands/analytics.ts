@@ -8,8 +8,9 @@ import { examples, type CommandKit } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { ApiError, UsageError } from '../errors.js';
 import { parseEventFile } from '../event-files.js';
-import { pathOf } from '../http.js';
+import { pathOf, type ApiRequest } from '../http.js';
 import { readText } from '../input-files.js';
+import type { View } from '../output.js';
 import { loadTableLibrary, renderTable } from '../table.js';
 import {
   apiKeyListView,
@@ -46,6 +47,12 @@ async function reportSummary(ctx: CommandContext, summary: SendSummary): Promise
   }
 }
 
+/** The body of creating an application or a key: `Name`, and `Description` when given. */
+const nameAndDescription = (name: string, description: string | undefined) => ({
+  Name: name,
+  ...(description !== undefined ? { Description: description } : {}),
+});
+
 function applicationsCommand(kit: CommandKit): CommandUnknownOpts {
   const apps = examples(
     new Command('apps').description('applications that send events'),
@@ -59,16 +66,10 @@ function applicationsCommand(kit: CommandKit): CommandUnknownOpts {
       .option('--description <text>', 'description')
       .action(async (name, opts, cmd) => {
         const ctx = await kit.context(cmd);
+        const body = nameAndDescription(name, opts.description);
         await ctx.call(
           await ctx.analytics(),
-          {
-            method: 'POST',
-            path: '/applications',
-            body: {
-              Name: name,
-              ...(opts.description !== undefined ? { Description: opts.description } : {}),
-            },
-          },
+          { method: 'POST', path: '/applications', body },
           applicationView,
         );
       }),
@@ -84,27 +85,25 @@ function applicationsCommand(kit: CommandKit): CommandUnknownOpts {
       }),
     'gco analytics apps list',
   );
-  examples(
-    apps
-      .command('get')
-      .description('show an application')
-      .argument('<application-id>', 'application id')
-      .action(async (id, _opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        await ctx.call(await ctx.analytics(), { method: 'GET', path: appPath(id) }, applicationView);
-      }),
-    'gco analytics apps get 5868017c-…',
-  );
-  examples(
-    apps
-      .command('delete')
-      .description('delete an application and all its API keys (ingested data stays)')
-      .argument('<application-id>', 'application id')
-      .action(async (id, _opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        await ctx.call(await ctx.analytics(), { method: 'DELETE', path: appPath(id) }, deletedView);
-      }),
-    'gco analytics apps delete 5868017c-…',
+  /** A command on one application: `gco analytics apps <name> <application-id>`. */
+  const onApplication = (name: string, description: string, method: 'GET' | 'DELETE', view: View) =>
+    examples(
+      apps
+        .command(name)
+        .description(description)
+        .argument('<application-id>', 'application id')
+        .action(async (id, _opts, cmd) => {
+          const ctx = await kit.context(cmd);
+          await ctx.call(await ctx.analytics(), { method, path: appPath(id) }, view);
+        }),
+      `gco analytics apps ${name} 5868017c-…`,
+    );
+  onApplication('get', 'show an application', 'GET', applicationView);
+  onApplication(
+    'delete',
+    'delete an application and all its API keys (ingested data stays)',
+    'DELETE',
+    deletedView,
   );
   return apps;
 }
@@ -123,16 +122,10 @@ function keysCommand(kit: CommandKit): CommandUnknownOpts {
       .option('--description <text>', 'description')
       .action(async (app, name, opts, cmd) => {
         const ctx = await kit.context(cmd);
+        const body = nameAndDescription(name, opts.description);
         await ctx.call(
           await ctx.analytics(),
-          {
-            method: 'POST',
-            path: appPath(app, 'authorizations'),
-            body: {
-              Name: name,
-              ...(opts.description !== undefined ? { Description: opts.description } : {}),
-            },
-          },
+          { method: 'POST', path: appPath(app, 'authorizations'), body },
           createdApiKeyView,
         );
       }),
@@ -154,59 +147,29 @@ function keysCommand(kit: CommandKit): CommandUnknownOpts {
       }),
     'gco analytics keys list 5868017c-…',
   );
-  examples(
-    keys
-      .command('get')
-      .description('show a key (value masked)')
-      .argument('<application-id>', 'application id')
-      .argument('<key-id>', 'key id')
-      .action(async (app, key, _opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        await ctx.call(
-          await ctx.analytics(),
-          { method: 'GET', path: appPath(app, 'authorizations', key) },
-          apiKeyView,
-        );
-      }),
-    'gco analytics keys get 5868017c-… dd4392ea-…',
-  );
-  for (const [name, enabled] of [
-    ['enable', true],
-    ['disable', false],
-  ] as const) {
+  /** A command on one key: `gco analytics keys <name> <application-id> <key-id>`. */
+  const onKey = (name: string, description: string, request: Omit<ApiRequest, 'path'>, view: View = {}) =>
     examples(
       keys
         .command(name)
-        .description(`${name} a key (the authorizer may cache the old decision up to its TTL)`)
+        .description(description)
         .argument('<application-id>', 'application id')
         .argument('<key-id>', 'key id')
         .action(async (app, key, _opts, cmd) => {
           const ctx = await kit.context(cmd);
-          await ctx.call(await ctx.analytics(), {
-            method: 'PUT',
-            path: appPath(app, 'authorizations', key),
-            body: { Enabled: enabled },
-          });
+          await ctx.call(
+            await ctx.analytics(),
+            { ...request, path: appPath(app, 'authorizations', key) },
+            view,
+          );
         }),
       `gco analytics keys ${name} 5868017c-… dd4392ea-…`,
     );
-  }
-  examples(
-    keys
-      .command('delete')
-      .description('delete a key')
-      .argument('<application-id>', 'application id')
-      .argument('<key-id>', 'key id')
-      .action(async (app, key, _opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        await ctx.call(
-          await ctx.analytics(),
-          { method: 'DELETE', path: appPath(app, 'authorizations', key) },
-          deletedView,
-        );
-      }),
-    'gco analytics keys delete 5868017c-… dd4392ea-…',
-  );
+  const cached = '(the authorizer may cache the old decision up to its TTL)';
+  onKey('get', 'show a key (value masked)', { method: 'GET' }, apiKeyView);
+  onKey('enable', `enable a key ${cached}`, { method: 'PUT', body: { Enabled: true } });
+  onKey('disable', `disable a key ${cached}`, { method: 'PUT', body: { Enabled: false } });
+  onKey('delete', 'delete a key', { method: 'DELETE' }, deletedView);
   return keys;
 }
 

@@ -5,16 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import {
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  KinesisClient,
-  ListShardsCommand,
-} from '@aws-sdk/client-kinesis';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { analyticsStreamName } from '../../../lib/analytics-resources.js';
 import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
 import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
+import { readStream } from '../../integration/analytics/harness.js';
 import { gco, jsonLines, tempFile } from '../../integration/cli/support/gco-process.js';
 import { edgeClient, type EdgeClient } from '../support/edge.js';
 import { localEnv } from './support/local-platform.js';
@@ -43,26 +39,7 @@ async function streamRecords(): Promise<Json[]> {
     requestHandler: new NodeHttpHandler(),
   });
   try {
-    const StreamName = analyticsStreamName(PROJECT);
-    const records: Json[] = [];
-    for (const shard of (await kinesis.send(new ListShardsCommand({ StreamName }))).Shards ?? []) {
-      let iterator = (
-        await kinesis.send(
-          new GetShardIteratorCommand({
-            StreamName,
-            ShardId: shard.ShardId,
-            ShardIteratorType: 'TRIM_HORIZON',
-          }),
-        )
-      ).ShardIterator;
-      while (iterator !== undefined) {
-        const page = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        for (const r of page.Records ?? [])
-          records.push(JSON.parse(Buffer.from(r.Data ?? []).toString('utf8')) as Json);
-        iterator = (page.Records ?? []).length > 0 ? page.NextShardIterator : undefined;
-      }
-    }
-    return records;
+    return (await readStream(kinesis, analyticsStreamName(PROJECT))).map((entry) => entry.record as Json);
   } finally {
     kinesis.destroy();
   }
