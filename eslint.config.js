@@ -29,7 +29,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(\\.\\.?/)+local(/|$)',
-              message: 'Product code (lib/, lambda/, cluster/, cli/) must not import the local platform (local/).',
+              message:
+                'Product code (lib/, lambda/, cluster/, cli/) must not import the local platform (local/).',
             },
           ],
         },
