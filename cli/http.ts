@@ -91,7 +91,8 @@ function queryOf(values: QueryValues | undefined): Record<string, string | strin
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function parseJson(text: string): unknown {
+/** The text parsed as JSON, or undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

@@ -8,11 +8,11 @@ import { StringDecoder } from 'node:string_decoder';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { apiErrorOf } from '../api-errors.js';
 import { examples, type CommandKit } from '../command-kit.js';
-import { UsageError } from '../errors.js';
-import { pathOf, type HttpMethod } from '../http.js';
+import { ApiError, UsageError } from '../errors.js';
+import { parseJson, pathOf, type HttpMethod, type StreamingReply } from '../http.js';
 import { literalOrFile, readStream } from '../input-files.js';
 import { integerIn } from '../options.js';
-import { toYaml } from '../output.js';
+import { toYaml, type Printer } from '../output.js';
 import { SseParser, completionText } from '../sse.js';
 
 const COMPLETIONS_PATH = '/v1/completions';
@@ -74,33 +74,18 @@ export function inferenceCommand(kit: CommandKit): CommandUnknownOpts {
         const reply = await client.stream({ method, path, ...(body !== undefined ? { body } : {}) });
         if (reply.status < 200 || reply.status >= 300) {
           const text = await readStream(reply.body);
-          throw apiErrorOf({ ...reply, text, json: safeJson(text), target: client.target, method, path });
+          throw apiErrorOf({ ...reply, text, json: parseJson(text), target: client.target, method, path });
         }
-        const contentType = String(reply.headers['content-type'] ?? '');
-        if (ctx.out.format === 'json') {
-          for await (const chunk of reply.body as AsyncIterable<Buffer>) ctx.out.raw(chunk);
-          return;
+        try {
+          await writeAnswer(ctx.out, reply);
+        } catch (error) {
+          // Status and headers went out already: the only failure left is a stream cut off mid-answer.
+          const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+          throw new ApiError(
+            `The answer from ${path} broke off before its end (${reason})`,
+            'The edge aborts a stream when the model server stops mid-answer; retry the request.',
+          );
         }
-        if (contentType.startsWith('text/event-stream')) {
-          // Human view: the generated text of each event, written the moment the event is complete.
-          const decoder = new StringDecoder('utf8');
-          const parser = new SseParser();
-          for await (const chunk of reply.body as AsyncIterable<Buffer>) {
-            for (const data of parser.push(decoder.write(chunk))) {
-              const text = completionText(data);
-              if (text !== undefined) ctx.out.raw(text);
-              else if (data !== '[DONE]') ctx.out.raw(`${data}\n`);
-            }
-          }
-          ctx.out.raw('\n');
-          return;
-        }
-        const text = await readStream(reply.body);
-        const json = safeJson(text);
-        const generated = ctx.out.format === 'table' ? completionText(text) : undefined;
-        if (generated !== undefined) ctx.out.raw(`${generated}\n`);
-        else if (json !== undefined) ctx.out.raw(toYaml(json));
-        else ctx.out.raw(text);
       }),
     'gco inference invoke sample-model --prompt "Hello" --max-tokens 32 --stream',
     'gco inference invoke llama --path /v1/chat/completions -d @request.json -o json',
@@ -109,10 +94,31 @@ export function inferenceCommand(kit: CommandKit): CommandUnknownOpts {
   return inference;
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return text.trim() === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return undefined;
+/** Writes the answer's body as it arrives: bytes for -o json, generated text or YAML otherwise. */
+async function writeAnswer(out: Printer, reply: StreamingReply): Promise<void> {
+  const body = reply.body as AsyncIterable<Buffer>;
+  if (out.format === 'json') {
+    for await (const chunk of body) out.raw(chunk);
+    return;
   }
+  if (String(reply.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    // The generated text of each event, written the moment the event is complete.
+    const decoder = new StringDecoder('utf8');
+    const parser = new SseParser();
+    for await (const chunk of body) {
+      for (const data of parser.push(decoder.write(chunk))) {
+        const text = completionText(data);
+        if (text !== undefined) out.raw(text);
+        else if (data !== '[DONE]') out.raw(`${data}\n`);
+      }
+    }
+    out.raw('\n');
+    return;
+  }
+  const text = await readStream(reply.body);
+  const json = parseJson(text);
+  const generated = out.format === 'table' ? completionText(text) : undefined;
+  if (generated !== undefined) out.raw(`${generated}\n`);
+  else if (json !== undefined) out.raw(toYaml(json));
+  else out.raw(text);
 }
