@@ -19,9 +19,9 @@ export default tseslint.config(
     },
   },
   {
-    // Product code (the CDK app, the Lambdas, the cluster services) never depends on the local platform:
-    // local/ stands in for AWS and Kubernetes around the product, never the other way round.
-    files: ['lib/**/*.ts', 'lambda/**/*.ts', 'cluster/**/*.ts'],
+    // Product code (the CDK app, the Lambdas, the cluster services, the gco CLI) never depends on the
+    // local platform: local/ stands in for AWS and Kubernetes around the product, never the other way round.
+    files: ['lib/**/*.ts', 'lambda/**/*.ts', 'cluster/**/*.ts', 'cli/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -29,7 +29,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(\\.\\.?/)+local(/|$)',
-              message: 'Product code (lib/, lambda/, cluster/) must not import the local platform (local/).',
+              message:
+                'Product code (lib/, lambda/, cluster/, cli/) must not import the local platform (local/).',
             },
           ],
         },

@@ -2,6 +2,8 @@
  * Loopback stand-ins of the AWS APIs the edge Lambdas call (Secrets Manager, SSM, ELBv2), and real SDK
  * clients pointed at them for any region. The SDK clients sign with the loopback credentials every local
  * stand-in accepts; the stand-ins verify those signatures and serve the signing region's data.
+ * CloudFormation (DescribeStacks, what `gco` discovers the APIs from) is started by the CLI's tests with
+ * their own credentials; the platform itself does not call CloudFormation.
  */
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -15,6 +17,8 @@ import { startSecretsManagerStandIn, type SecretsManagerStandIn } from './secret
 import { startSsmStandIn, type SsmStandIn } from './ssm.js';
 
 export { AwsServiceError } from './protocol.js';
+export { startCloudFormationStandIn } from './cloudformation.js';
+export type { CloudFormationStandIn, StackRecord } from './cloudformation.js';
 export type { Elbv2StandIn, LoadBalancerRecord } from './elbv2.js';
 export type { SecretsManagerStandIn } from './secrets-manager.js';
 export type { SsmStandIn } from './ssm.js';

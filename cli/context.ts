@@ -1,0 +1,101 @@
+/**
+ * One run's shared state, created when the first command action needs it: the resolved global options,
+ * the endpoints, the HTTP transport and the printer. `call()` is what most commands do: send, fail with
+ * exit 1 on an error status, print the body.
+ */
+import { apiErrorOf } from './api-errors.js';
+import { createEndpoints, type Endpoints } from './endpoints.js';
+import { ApiClient, Transport, type ApiReply, type ApiRequest } from './http.js';
+import type { CliIo } from './io.js';
+import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from './options.js';
+import { Printer, loadOutputLibraries, type View } from './output.js';
+import { VERSION } from './version.js';
+
+export class CommandContext {
+  readonly out: Printer;
+  private readonly endpoints: Endpoints;
+  private readonly transport = new Transport();
+
+  constructor(
+    readonly options: GlobalOptions,
+    readonly io: CliIo,
+  ) {
+    this.out = new Printer(io, options.output, options.quiet);
+    this.endpoints = createEndpoints(options, io);
+  }
+
+  /** Control-plane and inference API (`--region` pins the regional API). */
+  async control(): Promise<ApiClient> {
+    return this.signedClient(await this.endpoints.control());
+  }
+
+  /** The global API's aggregate routes (`/api/v1/global/*`). */
+  async global(): Promise<ApiClient> {
+    return this.signedClient(await this.endpoints.global());
+  }
+
+  /** Administrative analytics routes (SigV4). */
+  async analytics(): Promise<ApiClient> {
+    return this.signedClient(await this.endpoints.analytics());
+  }
+
+  /** The analytics events route: the API key in `Authorization`, no SigV4. */
+  async analyticsWithKey(key: string): Promise<ApiClient> {
+    return new ApiClient(
+      await this.endpoints.analytics(),
+      { kind: 'api-key', key },
+      this.transport,
+      this.httpSettings(),
+    );
+  }
+
+  /** Sends, throws the ApiError of an error status, prints the body with `view`; resolves with the reply. */
+  async call(client: ApiClient, request: ApiRequest, view?: View): Promise<ApiReply> {
+    const reply = await client.send(request);
+    if (reply.status < 200 || reply.status >= 300) throw apiErrorOf(reply);
+    this.out.reply(reply, view);
+    return reply;
+  }
+
+  close(): void {
+    this.transport.close();
+    this.endpoints.close();
+  }
+
+  private signedClient(target: Awaited<ReturnType<Endpoints['control']>>): ApiClient {
+    return new ApiClient(
+      target,
+      { kind: 'sigv4', credentials: this.endpoints.credentials },
+      this.transport,
+      this.httpSettings(),
+    );
+  }
+
+  private httpSettings() {
+    return {
+      timeoutMs: this.options.timeoutMs,
+      userAgent: `gco/${VERSION} node/${process.versions.node}`,
+      ...(this.options.verbose ? { log: (line: string) => this.io.stderr.write(`${line}\n`) } : {}),
+    };
+  }
+}
+
+/** Creates the run's context on first use (from the first action's global options) and closes it. */
+export class Session {
+  private context: CommandContext | undefined;
+
+  constructor(private readonly io: CliIo) {}
+
+  async contextFor(raw: RawGlobalOptions): Promise<CommandContext> {
+    if (this.context === undefined) {
+      const options = resolveGlobalOptions(raw, this.io.env, this.io.stdout.isTTY === true);
+      await loadOutputLibraries(options.output);
+      this.context = new CommandContext(options, this.io);
+    }
+    return this.context;
+  }
+
+  close(): void {
+    this.context?.close();
+  }
+}

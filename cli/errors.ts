@@ -1,0 +1,49 @@
+/**
+ * The errors `gco` reports and the exit code each one means (docs/cli.md, "Exit codes"):
+ * 0 success, 1 the platform refused or failed the request, 2 bad usage, 3 discovery or credentials.
+ */
+export const EXIT = { ok: 0, api: 1, usage: 2, environment: 3 } as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error with a message for the user, an optional hint (what to do next) and its exit code. */
+export abstract class CliError extends Error {
+  abstract readonly exitCode: ExitCode;
+
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The platform answered with an error status (or an operation it ran reported failures). */
+export class ApiError extends CliError {
+  readonly exitCode = EXIT.api;
+
+  constructor(
+    message: string,
+    hint?: string,
+    /** HTTP status of the answer; undefined when no answer arrived (network failure). */
+    readonly status?: number,
+  ) {
+    super(message, hint);
+  }
+}
+
+/** The command line (or an input file it names) is wrong. */
+export class UsageError extends CliError {
+  readonly exitCode = EXIT.usage;
+}
+
+/** The platform's endpoints could not be found (CloudFormation, `.local/endpoints.json`). */
+export class DiscoveryError extends CliError {
+  readonly exitCode = EXIT.environment;
+}
+
+/** No usable AWS credentials. */
+export class CredentialsError extends CliError {
+  readonly exitCode = EXIT.environment;
+}

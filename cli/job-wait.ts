@@ -1,0 +1,82 @@
+/**
+ * `--wait`: polls jobs (`GET /api/v1/jobs/{namespace}/{name}`) or queued jobs
+ * (`GET /api/v1/queue/jobs/{job_id}`) until each reaches a final state, reporting changes on stderr.
+ * Reads only, so every poll may be retried (http.ts).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiErrorOf } from './api-errors.js';
+import { ApiError } from './errors.js';
+import type { ApiClient, ApiReply } from './http.js';
+import type { Printer } from './output.js';
+
+export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
+
+const FIRST_POLL_MS = 250;
+const MAX_POLL_MS = 5000;
+
+export interface WaitTarget {
+  /** How the user knows it, e.g. `svc-jobs/train`. */
+  label: string;
+  path: string;
+}
+
+export interface WaitOptions {
+  finalStates: ReadonlySet<string>;
+  timeoutMs: number;
+}
+
+const statusOf = (reply: ApiReply): string => {
+  const body = reply.json;
+  return typeof body === 'object' && body !== null && 'status' in body ? String(body.status) : 'unknown';
+};
+
+/** Polls until every target is final; resolves with each target's last answer, in order. */
+export async function waitUntilFinal(
+  client: ApiClient,
+  targets: readonly WaitTarget[],
+  out: Printer,
+  opts: WaitOptions,
+): Promise<ApiReply[]> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const last = new Map<string, string>();
+  const finals = new Map<string, ApiReply>();
+  let interval = FIRST_POLL_MS;
+  for (;;) {
+    for (const target of targets) {
+      if (finals.has(target.path)) continue;
+      const reply = await client.send({ method: 'GET', path: target.path });
+      if (reply.status !== 200) throw apiErrorOf(reply);
+      const status = statusOf(reply);
+      if (last.get(target.path) !== status) out.info(`${target.label}: ${status}`);
+      last.set(target.path, status);
+      if (opts.finalStates.has(status)) finals.set(target.path, reply);
+    }
+    if (finals.size === targets.length) return targets.map((t) => finals.get(t.path) as ApiReply);
+    if (Date.now() >= deadline) {
+      const pending = targets
+        .filter((t) => !finals.has(t.path))
+        .map((t) => `${t.label} (${last.get(t.path) ?? '?'})`);
+      throw new ApiError(
+        `Gave up waiting after ${Math.round(opts.timeoutMs / 1000)} s: ${pending.join(', ')} not finished`,
+        'Raise --wait-timeout, or check later with `gco jobs get` / `gco queue get`.',
+      );
+    }
+    await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
+    interval = Math.min(MAX_POLL_MS, Math.round(interval * 1.5));
+  }
+}
+
+/** Exit 1 naming every target that did not succeed. */
+export function requireSucceeded(targets: readonly WaitTarget[], replies: readonly ApiReply[]): void {
+  const failed = targets
+    .map((t, i) => [t, replies[i]] as const)
+    .filter(([, reply]) => reply !== undefined && statusOf(reply) !== 'succeeded')
+    .map(([t, reply]) => `${t.label} ${reply ? statusOf(reply) : ''}`);
+  if (failed.length > 0) {
+    throw new ApiError(
+      `Not succeeded: ${failed.join(', ')}`,
+      '`gco jobs events NAME` and `gco jobs logs NAME` tell why.',
+    );
+  }
+}

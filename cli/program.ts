@@ -1,0 +1,126 @@
+/**
+ * The `gco` command tree (commander, with @commander-js/extra-typings for typed options): the global
+ * options, every command group, help with examples and global options, and usage errors that throw
+ * (main.ts turns them into exit 2) instead of exiting.
+ */
+import { Command, Option } from '@commander-js/extra-typings';
+import type { CommandKit } from './command-kit.js';
+import { analyticsCommand } from './commands/analytics.js';
+import { completionCommand } from './commands/completion.js';
+import { costsCommand } from './commands/costs.js';
+import { endpointsCommand } from './commands/endpoints.js';
+import { healthCommand, policyCommand, statusCommand } from './commands/platform.js';
+import { inferenceCommand } from './commands/inference.js';
+import { jobsCommand } from './commands/jobs.js';
+import { manifestsCommand } from './commands/manifests.js';
+import { queueCommand } from './commands/queue.js';
+import { templatesCommand } from './commands/templates.js';
+import { webhooksCommand } from './commands/webhooks.js';
+import type { CliIo } from './io.js';
+import {
+  DEFAULT_GLOBAL_REGION,
+  DEFAULT_PROJECT,
+  DEFAULT_TIMEOUT_SECONDS,
+  OUTPUT_FORMATS,
+  integerIn,
+  regionName,
+} from './options.js';
+import { VERSION } from './version.js';
+
+const OVERVIEW = `
+Examples:
+  $ npm start                                   # the local platform, then in another shell:
+  $ gco --local health
+  $ gco --local jobs submit job.yaml --wait
+  $ gco jobs list --all-regions                 # a deployed stage, found through CloudFormation
+  $ gco --region us-east-1 queue stats
+
+Requests go to --api-url if given, else to the local platform with --local (GCO_LOCAL=1), else to the
+stacks of --project in --global-region. Exit codes: 0 ok, 1 API error, 2 usage, 3 discovery/credentials.
+Full reference: docs/cli.md.
+`;
+
+export function createProgram(io: CliIo, kit: CommandKit): Command {
+  const program = new Command('gco')
+    .description(
+      'Command-line client of the gco platform: a deployed stage or the local platform (npm start).',
+    )
+    .version(VERSION, '-V, --version', 'print the version')
+    .addOption(new Option('--local', 'use the local platform (.local/endpoints.json); also GCO_LOCAL=1'))
+    .addOption(new Option('--endpoints-file <path>', 'the local platform’s endpoints file (implies --local)'))
+    .addOption(
+      new Option('--project <name>', `project name of the stacks (GCO_PROJECT, default ${DEFAULT_PROJECT})`),
+    )
+    .addOption(
+      new Option(
+        '--global-region <region>',
+        `region of the global stack (GCO_GLOBAL_REGION, default ${DEFAULT_GLOBAL_REGION})`,
+      ).argParser(regionName),
+    )
+    .addOption(
+      new Option('--region <region>', 'send control-plane calls to this region’s regional API').argParser(
+        regionName,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--analytics-region <region>',
+        'region of the analytics stack (default: the global region)',
+      ).argParser(regionName),
+    )
+    .addOption(new Option('--api-url <url>', 'call this API (base URL with stage) instead of discovering it'))
+    .addOption(new Option('--analytics-url <url>', 'call this analytics API (base URL with stage)'))
+    .addOption(new Option('--profile <name>', 'AWS profile for credentials (else the standard chain)'))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'table (default on a terminal), json (the API’s body) or yaml',
+      ).choices(OUTPUT_FORMATS),
+    )
+    .addOption(new Option('-q, --quiet', 'no notes or progress; tables print identifiers only'))
+    .addOption(new Option('-v, --verbose', 'log each request and answer on stderr'))
+    .addOption(
+      new Option('--timeout <seconds>', `per-request timeout (default ${DEFAULT_TIMEOUT_SECONDS})`).argParser(
+        integerIn(1, 3600),
+      ),
+    )
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .addHelpText('after', OVERVIEW);
+
+  for (const group of [
+    jobsCommand(kit),
+    manifestsCommand(kit),
+    queueCommand(kit),
+    templatesCommand(kit),
+    webhooksCommand(kit),
+    costsCommand(kit),
+    policyCommand(kit),
+    statusCommand(kit),
+    healthCommand(kit),
+    inferenceCommand(kit),
+    analyticsCommand(kit),
+    endpointsCommand(kit),
+  ]) {
+    program.addCommand(group);
+  }
+  program.addCommand(completionCommand(program, io));
+  inheritSettings(program);
+  return program;
+}
+
+/**
+ * Commands built with `new Command()` and added with addCommand() do not inherit the program's output,
+ * help and exit settings (only `.command()` children do), so they are copied down the tree here.
+ */
+function inheritSettings(parent: Command): void {
+  for (const child of parent.commands as Command[]) {
+    child.copyInheritedSettings(parent);
+    inheritSettings(child);
+  }
+}
