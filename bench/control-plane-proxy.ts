@@ -12,7 +12,7 @@ import { createService } from '../cluster/shared/service.js';
 import { createHandler } from '../lambda/control-plane-proxy/index.js';
 import { staticTargetResolver, targetFactory } from '../lambda/shared/backend-target.js';
 import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
-import { silentLogger } from '../lambda/shared/logger.js';
+import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
 import { createTestCa } from '../local/tls.js';
@@ -106,7 +106,7 @@ export async function run(): Promise<void> {
     keys: staticKeySource({ current: KEY }),
     targets: staticTargetResolver(proxied),
     hostHeader: BACKEND_NAME,
-    logger: silentLogger,
+    logger: discardingLogger,
   });
   const context = {
     awsRequestId: 'bench',

@@ -1,12 +1,12 @@
 /**
  * The proxies' HTTPS client: node:https directly (not fetch) because the request must reach a given
  * address with a different SNI/Host name, keep the request target byte-exact (the envelope signs it), and
- * stream the answer. Errors come out as ProxyErrors: 502 when the backend does not answer, 504 when a
+ * stream the answer. Errors come out as ApiErrors: 502 when the backend does not answer, 504 when a
  * deadline passes.
  */
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { badGateway, gatewayTimeout, MESSAGES, ProxyError } from './errors.js';
+import { badGateway, gatewayTimeout, MESSAGES, ApiError } from './errors.js';
 import type { BackendTarget } from './backend-target.js';
 
 export interface OutboundRequest {
@@ -216,12 +216,12 @@ export async function forwardBuffered(
       size += chunk.length;
       if (size > opts.maxResponseBytes) {
         res.destroy();
-        throw new ProxyError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
+        throw new ApiError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
       }
       chunks.push(chunk);
     }
   } catch (error) {
-    if (error instanceof ProxyError) throw error;
+    if (error instanceof ApiError) throw error;
     if (error instanceof DeadlineError) throw gatewayTimeout('backend_timeout');
     throw badGateway('backend_response_aborted', error);
   } finally {

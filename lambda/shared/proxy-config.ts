@@ -1,12 +1,29 @@
 /**
- * Environment configuration shared by the control-plane and inference proxies. Read once per sandbox
- * (first invocation) into a frozen object; every problem is collected and reported together, naming the
- * variable, so one failed deploy shows everything to fix. Values that are secrets never reach the
- * environment (the signing key lives in Secrets Manager), so messages may quote what they found.
+ * The environment contract both proxies share (docs/edge-lambdas.md, "Environment"): `proxyEnvironment`
+ * writes it (the global stack, the regional proxies construct, the local edge) and `readProxyConfig`
+ * reads it, on the first invocation, into a frozen object. Each proxy adds its own variables with the
+ * same EnvReader, so every problem is reported together.
  */
 import { readFileSync } from 'node:fs';
+import { envVariables, type EnvReader } from './env.js';
 
 export type ProxyMode = 'global' | 'regional';
+
+export const PROXY_ENV = {
+  mode: 'MODE',
+  backendHostname: 'BACKEND_HOSTNAME',
+  backendPort: 'BACKEND_PORT',
+  caPem: 'INTERNAL_CA_PEM',
+  caFile: 'INTERNAL_CA_FILE',
+  signingKeySecretArn: 'SIGNING_KEY_SECRET_ARN',
+  acceleratorDns: 'ACCELERATOR_DNS',
+  albHostParameter: 'ALB_HOST_PARAMETER',
+  accountId: 'ACCOUNT_ID',
+  albCacheTtlMs: 'ALB_CACHE_TTL_MS',
+} as const;
+
+export const DEFAULT_BACKEND_PORT = 443;
+export const DEFAULT_ALB_CACHE_TTL_MS = 300_000;
 
 export interface ProxyConfig {
   readonly mode: ProxyMode;
@@ -28,78 +45,39 @@ export interface ProxyConfig {
   readonly albCacheTtlMs: number;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** What a writer sets; a value left out takes the reader's default. */
+export type ProxySettings = Omit<ProxyConfig, 'backendPort' | 'albCacheTtlMs'> &
+  Partial<Pick<ProxyConfig, 'backendPort' | 'albCacheTtlMs'>>;
 
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n- ${problems.join('\n- ')}`);
-  }
+/** The proxies' variables for `settings` (values may be CDK tokens). */
+export function proxyEnvironment(settings: ProxySettings): Record<string, string> {
+  return envVariables({
+    [PROXY_ENV.mode]: settings.mode,
+    [PROXY_ENV.backendHostname]: settings.backendHostname,
+    [PROXY_ENV.backendPort]: settings.backendPort,
+    [PROXY_ENV.caPem]: settings.caPem,
+    [PROXY_ENV.signingKeySecretArn]: settings.signingKeySecretArn,
+    [PROXY_ENV.acceleratorDns]: settings.acceleratorDns,
+    [PROXY_ENV.albHostParameter]: settings.albHostParameter,
+    [PROXY_ENV.accountId]: settings.accountId,
+    [PROXY_ENV.albCacheTtlMs]: settings.albCacheTtlMs,
+  });
 }
 
-// RFC 1123 host name (lower or upper case), or an IPv4 literal for local runs.
-const HOSTNAME_RE =
-  /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const ACCOUNT_RE = /^[0-9]{12}$/;
 const SSM_NAME_RE = /^[A-Za-z0-9_./-]{1,2048}$/;
 const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
-
-export function isHostname(value: string): boolean {
-  return HOSTNAME_RE.test(value);
-}
-
-/** Collects problems while reading variables; `finish()` throws them all at once. */
-export class EnvReader {
-  readonly problems: string[] = [];
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  /** Trimmed value; empty counts as unset. */
-  optional(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  }
-
-  required(name: string, what: string): string | undefined {
-    const value = this.optional(name);
-    if (value === undefined) this.problems.push(`${name} is required (${what})`);
-    return value;
-  }
-
-  /** Integer within [min, max]; default when unset. */
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.optional(name);
-    if (raw === undefined) return fallback;
-    const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-      this.problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  hostname(name: string, what: string): string | undefined {
-    const value = this.required(name, what);
-    if (value !== undefined && !isHostname(value)) {
-      this.problems.push(`${name} must be a DNS host name, got ${JSON.stringify(value)}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  finish(): void {
-    if (this.problems.length > 0) throw new ConfigError(this.problems);
-  }
-}
 
 /**
  * The internal CA: INTERNAL_CA_PEM (PEM text; `\n` escapes allowed, since some tools cannot put newlines
  * in an environment variable) or INTERNAL_CA_FILE (a PEM file shipped with the function).
  */
 function readCa(r: EnvReader, readFile: (path: string) => string): string | undefined {
-  const inline = r.optional('INTERNAL_CA_PEM');
-  const file = r.optional('INTERNAL_CA_FILE');
+  const { caPem: PEM, caFile: FILE } = PROXY_ENV;
+  const inline = r.optional(PEM);
+  const file = r.optional(FILE);
   if (inline !== undefined && file !== undefined) {
-    r.problems.push('set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE');
+    r.problem(`${PEM}: set only one of ${PEM} and ${FILE}`);
     return undefined;
   }
   let pem: string;
@@ -109,57 +87,58 @@ function readCa(r: EnvReader, readFile: (path: string) => string): string | unde
     try {
       pem = readFile(file);
     } catch (error) {
-      r.problems.push(`INTERNAL_CA_FILE ${JSON.stringify(file)} cannot be read: ${(error as Error).message}`);
+      r.problem(`${FILE}: cannot read ${JSON.stringify(file)}: ${(error as Error).message}`);
       return undefined;
     }
   } else {
-    r.problems.push('INTERNAL_CA_PEM or INTERNAL_CA_FILE is required (the internal CA, PEM)');
+    r.problem(`${PEM}: required, or ${FILE} (the internal CA, PEM)`);
     return undefined;
   }
   if (!PEM_CERT_RE.test(pem)) {
-    r.problems.push(
-      `${inline !== undefined ? 'INTERNAL_CA_PEM' : 'INTERNAL_CA_FILE'} holds no PEM certificate`,
-    );
+    r.problem(`${inline !== undefined ? PEM : FILE}: holds no PEM certificate`);
     return undefined;
   }
   return pem;
 }
 
-/**
- * Reads the variables both proxies share. Handler-specific variables are read by the handler with the
- * same EnvReader (pass it in) so all problems are reported together.
- */
+/** Reads the variables both proxies share, recording every problem in `r` (the caller finishes it). */
 export function readProxyConfig(
   r: EnvReader,
   readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
 ): ProxyConfig {
-  const rawMode = r.required('MODE', '"global" or "regional"');
+  const rawMode = r.required(PROXY_ENV.mode, '"global" or "regional"');
   let mode: ProxyMode = 'global';
   if (rawMode === 'global' || rawMode === 'regional') mode = rawMode;
   else if (rawMode !== undefined) {
-    r.problems.push(`MODE must be "global" or "regional", got ${JSON.stringify(rawMode)}`);
+    r.problem(`${PROXY_ENV.mode}: expected "global" or "regional", got ${JSON.stringify(rawMode)}`);
   }
-  const backendHostname = r.hostname('BACKEND_HOSTNAME', 'TLS name of the load balancers');
-  const backendPort = r.integer('BACKEND_PORT', 443, 1, 65535);
+  const backendHostname = r.hostname(PROXY_ENV.backendHostname, 'TLS name of the load balancers');
+  const backendPort = r.integer(PROXY_ENV.backendPort, DEFAULT_BACKEND_PORT, { min: 1, max: 65535 });
   const caPem = readCa(r, readFile);
-  const signingKeySecretArn = r.required('SIGNING_KEY_SECRET_ARN', 'the envelope signing-key secret');
-  const albCacheTtlMs = r.integer('ALB_CACHE_TTL_MS', 300_000, 1_000, 3_600_000);
+  const signingKeySecretArn = r.required(PROXY_ENV.signingKeySecretArn, 'the envelope signing-key secret');
+  const albCacheTtlMs = r.integer(PROXY_ENV.albCacheTtlMs, DEFAULT_ALB_CACHE_TTL_MS, {
+    min: 1_000,
+    max: 3_600_000,
+  });
 
   let acceleratorDns: string | undefined;
   let albHostParameter: string | undefined;
   let accountId: string | undefined;
   if (rawMode === 'global') {
-    acceleratorDns = r.hostname('ACCELERATOR_DNS', 'global mode: the accelerator DNS name');
+    acceleratorDns = r.hostname(PROXY_ENV.acceleratorDns, 'global mode: the accelerator DNS name');
   } else if (rawMode === 'regional') {
-    albHostParameter = r.required('ALB_HOST_PARAMETER', 'regional mode: SSM parameter with the ALB host');
+    albHostParameter = r.required(
+      PROXY_ENV.albHostParameter,
+      'regional mode: SSM parameter with the ALB host',
+    );
     if (albHostParameter !== undefined && !SSM_NAME_RE.test(albHostParameter)) {
-      r.problems.push(
-        `ALB_HOST_PARAMETER must be an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
+      r.problem(
+        `${PROXY_ENV.albHostParameter}: expected an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
       );
     }
-    accountId = r.optional('ACCOUNT_ID');
+    accountId = r.optional(PROXY_ENV.accountId);
     if (accountId !== undefined && !ACCOUNT_RE.test(accountId)) {
-      r.problems.push(`ACCOUNT_ID must be 12 digits, got ${JSON.stringify(accountId)}`);
+      r.problem(`${PROXY_ENV.accountId}: expected 12 digits, got ${JSON.stringify(accountId)}`);
     }
   }
 

@@ -248,7 +248,7 @@ export function prepareRequest(event: ProxyEvent, opts: PrepareOptions): Outboun
 }
 
 /** Adds the envelope (signed with `key`, the current signing key) to a prepared request. */
-export function signRequest(request: OutboundRequest, key: string, nowSeconds?: number): OutboundRequest {
+export function withEnvelope(request: OutboundRequest, key: string, nowSeconds?: number): OutboundRequest {
   const envelope = signEnvelope({
     key,
     method: request.method,

@@ -17,7 +17,10 @@ import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
+import { eventsEnvironment } from '../../lambda/analytics-events/config.js';
+import { warehouseSetupEnvironment } from '../../lambda/analytics-warehouse-setup/config.js';
+import { keyStoresEnvironment } from '../../lambda/shared/analytics/key-stores.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
 import { analyticsApiDefinition } from '../api-routes.js';
 import type { PlatformConfig } from '../config.js';
 import { tableName } from '../tables.js';
@@ -125,45 +128,55 @@ export class AnalyticsStack extends Stack {
     if (warehouse) this.warehouse = warehouse;
 
     // ---- functions -------------------------------------------------------------------------------
-    const tableEnv = (...keys: AnalyticsTableId[]): Record<string, string> =>
-      Object.fromEntries(
-        keys.map((key) => [ANALYTICS_TABLES[key].envVar, tableName(project, ANALYTICS_TABLES[key])]),
-      );
-    const streamEnv = { [ANALYTICS_ENV.eventsStream]: this.eventsStream.streamName };
+    // Each handler's environment contract writes its variables; table names are literals, as above.
+    const nameOf = (key: AnalyticsTableId): string => tableName(project, ANALYTICS_TABLES[key]);
+    const streamName = this.eventsStream.streamName;
 
     const admin = new PlatformFunction(this, 'AdminFunction', {
       entryName: 'analytics-admin',
       description: 'Analytics API: applications and API keys (IAM-authorized administrative routes)',
       timeout: FUNCTION_TIMEOUTS.admin,
-      environment: tableEnv('applications', 'authorizations'),
+      environment: keyStoresEnvironment({
+        applicationsTable: nameOf('applications'),
+        authorizationsTable: nameOf('authorizations'),
+      }),
     });
     const authorizerFn = new PlatformFunction(this, 'AuthorizerFunction', {
       entryName: 'analytics-authorizer',
       description: 'Analytics API: REQUEST authorizer of the events route (API key in Authorization)',
       timeout: FUNCTION_TIMEOUTS.authorizer,
-      environment: tableEnv('applications', 'authorizations'),
+      environment: keyStoresEnvironment({
+        applicationsTable: nameOf('applications'),
+        authorizationsTable: nameOf('authorizations'),
+      }),
     });
     const events = new PlatformFunction(this, 'EventsFunction', {
       entryName: 'analytics-events',
       description: 'Analytics API: validates event batches and writes them to the events stream',
       timeout: FUNCTION_TIMEOUTS.events,
       memorySize: EVENTS_MEMORY_MB,
-      environment: { ...tableEnv('applications', 'idempotency'), ...streamEnv },
+      environment: eventsEnvironment({
+        applicationsTable: nameOf('applications'),
+        idempotencyTable: nameOf('idempotency'),
+        streamName,
+      }),
     });
     const warehouseSetup = new PlatformFunction(this, 'WarehouseSetupFunction', {
       entryName: 'analytics-warehouse-setup',
       description: 'Analytics API: creates the warehouse external schema and materialized views',
       timeout: FUNCTION_TIMEOUTS.warehouseSetup,
-      environment: {
-        ...streamEnv,
+      environment: warehouseSetupEnvironment({
+        streamName,
         ...(warehouse
           ? {
-              [ANALYTICS_ENV.redshiftWorkgroup]: warehouse.workgroup.workgroupName,
-              [ANALYTICS_ENV.redshiftDatabase]: warehouse.database,
-              [ANALYTICS_ENV.redshiftStreamRoleArn]: warehouse.streamRole.roleArn,
+              warehouse: {
+                workgroupName: warehouse.workgroup.workgroupName,
+                database: warehouse.database,
+                streamRoleArn: warehouse.streamRole.roleArn,
+              },
             }
           : {}),
-      },
+      }),
     });
     this.functions = { admin, authorizer: authorizerFn, events, warehouseSetup };
 

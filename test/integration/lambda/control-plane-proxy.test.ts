@@ -22,13 +22,8 @@ import { createLogger } from '../../../lambda/shared/logger.js';
 import { secretsManagerKeySource } from '../../../lambda/shared/secrets-key-source.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import { createTestCa } from '../../../local/tls.js';
-import {
-  ACCOUNT,
-  lambdaContext,
-  memoryLogger,
-  restEvent,
-  type RawRequest,
-} from '../../unit/lambda/events.js';
+import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
+import { memoryLogger, restEvent, type RawRequest } from '../../unit/lambda/events.js';
 import { FakeSecret, SECRET_ARN } from '../../unit/lambda/fake-secrets.js';
 import {
   BACKEND_NAME,
@@ -594,5 +589,5 @@ test('the exported Lambda handler imports without configuration and answers 500 
     logs.mockRestore();
   }
   // The operator learns which variables are missing.
-  expect(writes.join('')).toContain('MODE is required');
+  expect(writes.join('')).toContain('MODE: required');
 });

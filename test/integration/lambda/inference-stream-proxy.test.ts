@@ -24,13 +24,8 @@ import {
   readHttpIntegrationResponse,
 } from '../../../local/api-gateway-emulator/response-stream.js';
 import { createTestCa } from '../../../local/tls.js';
-import {
-  lambdaContext,
-  memoryLogger,
-  restEvent,
-  type MemoryLogger,
-  type RawRequest,
-} from '../../unit/lambda/events.js';
+import { lambdaContext } from '../../support/lambda-context.js';
+import { memoryLogger, restEvent, type MemoryLogger, type RawRequest } from '../../unit/lambda/events.js';
 import { FakeSecret, SECRET_ARN } from '../../unit/lambda/fake-secrets.js';
 import {
   BACKEND_NAME,

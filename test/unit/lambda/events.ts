@@ -1,10 +1,9 @@
 /**
  * Test helpers: API Gateway REST proxy events built the way API Gateway builds them from a raw request,
- * a Lambda context, and an in-memory logger.
+ * and an in-memory logger.
  */
 import type { EdgeLogger, LogFields } from '../../../lambda/shared/logger.js';
 import type { ProxyEvent } from '../../../lambda/shared/proxy-request.js';
-import type { ProxyContext } from '../../../lambda/shared/proxy-runtime.js';
 
 export interface RawRequest {
   method?: string;
@@ -65,17 +64,6 @@ export function restEvent(raw: RawRequest): ProxyEvent {
       stage: 'prod',
       identity: { sourceIp: raw.sourceIp ?? '203.0.113.7' },
     },
-  };
-}
-
-export const ACCOUNT = '111122223333';
-
-export function lambdaContext(overrides: Partial<ProxyContext> = {}): ProxyContext {
-  return {
-    awsRequestId: 'lambda-req-1',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:gco-proxy`,
-    getRemainingTimeInMillis: () => 60_000,
-    ...overrides,
   };
 }
 

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createHandler, handler as envHandler } from '../../../../lambda/aggregator/index.js';
 import { SsmDiscovery, StaticDiscovery, parseRegionalApis } from '../../../../lambda/shared/regional-apis.js';
-import { signRequest } from '../../../../lambda/shared/sigv4.js';
+import { signSigV4 } from '../../../../lambda/shared/sigv4.js';
 import { jobView, refusedUrl, startRegionalApiStub, type RegionalApiStub } from './regional-api-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDAGGREGATORTEST', secretAccessKey: 'aggregator-test-secret-key' };
@@ -114,7 +114,7 @@ describe('aggregator across three regional APIs', () => {
     const stub = stubs[0]!;
     const unsigned = await fetch(`${stub.url}/api/v1/health`);
     expect(unsigned.status).toBe(403);
-    const wrongKey = await signRequest({
+    const wrongKey = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
@@ -122,7 +122,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: { ...CREDENTIALS, secretAccessKey: 'not-the-secret' },
     });
     expect((await fetch(wrongKey.url, { headers: wrongKey.headers })).status).toBe(403);
-    const wrongRegion = await signRequest({
+    const wrongRegion = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
@@ -130,7 +130,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: CREDENTIALS,
     });
     expect((await fetch(wrongRegion.url, { headers: wrongRegion.headers })).status).toBe(403);
-    const tamperedQuery = await signRequest({
+    const tamperedQuery = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/jobs',
@@ -142,7 +142,7 @@ describe('aggregator across three regional APIs', () => {
       (await fetch(tamperedQuery.url.replace('svc-jobs', 'kube-system'), { headers: tamperedQuery.headers }))
         .status,
     ).toBe(403);
-    const good = await signRequest({
+    const good = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
