@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { badGateway, gatewayTimeout, MESSAGES, ApiError } from './errors.js';
 import type { BackendTarget } from './backend-target.js';
+import { connectionListed, isHopByHop } from './hop-by-hop.js';
 
 export interface OutboundRequest {
   method: string;
@@ -16,38 +17,6 @@ export interface OutboundRequest {
   /** Final header set (lowercase names), envelope included. */
   headers: Record<string, string | string[]>;
   body: Buffer | undefined;
-}
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) plus the legacy ones proxies must not forward. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'proxy-connection',
-]);
-
-/**
- * True for headers that describe one connection rather than the message: the fixed list, every
- * `proxy-*` header, and any header the `Connection` header names (`listed`, lowercase).
- */
-export function isHopByHop(name: string, listed: ReadonlySet<string> = new Set()): boolean {
-  const lower = name.toLowerCase();
-  return HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || listed.has(lower);
-}
-
-/** Header names a `Connection` header value lists (`close`, `keep-alive`, custom names). */
-export function connectionListed(values: readonly string[] | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const value of values ?? []) {
-    for (const token of value.split(',')) {
-      const name = token.trim().toLowerCase();
-      if (name !== '') out.add(name);
-    }
-  }
-  return out;
 }
 
 /**

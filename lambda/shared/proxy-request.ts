@@ -7,7 +7,8 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isEnvelopeHeader, signEnvelope } from './envelope.js';
 import { badRequest, MESSAGES } from './errors.js';
-import { connectionListed, isHopByHop, type OutboundRequest } from './http-forward.js';
+import { connectionListed, isHopByHop } from './hop-by-hop.js';
+import type { OutboundRequest } from './http-forward.js';
 
 /** The part of the REST proxy event the proxies read (the local API Gateway emulator builds the same). */
 export type ProxyEvent = Pick<
