@@ -15,7 +15,7 @@ import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
 import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import { createTestCa } from '../local/tls.js';
+import { createLocalCa } from '../local/tls.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const BACKEND_NAME = 'backend.gco.gco.internal';
@@ -77,7 +77,7 @@ function summary(label: string, samples: number[]): { median: number; p95: numbe
 export async function run(): Promise<void> {
   const n = Number(process.env['BENCH_N'] ?? 300);
   const warmup = Math.min(50, Math.ceil(n / 5));
-  const ca = createTestCa();
+  const ca = createLocalCa();
   const service = await createService({
     name: 'bench-backend',
     version: '1.0.0',

@@ -23,7 +23,7 @@ import {
   invokeStreamingHandler,
   readHttpIntegrationResponse,
 } from '../../../local/api-gateway-emulator/response-stream.js';
-import { createTestCa } from '../../../local/tls.js';
+import { createLocalCa } from '../../../local/tls.js';
 import { lambdaContext } from '../../support/lambda-context.js';
 import { memoryLogger, restEvent, type MemoryLogger, type RawRequest } from '../../unit/lambda/events.js';
 import { FakeSecret, SECRET_ARN } from '../../unit/lambda/fake-secrets.js';
@@ -38,7 +38,7 @@ import {
   type Backend,
 } from './harness.js';
 
-const ca = createTestCa();
+const ca = createLocalCa();
 let backend: Backend;
 let tokens = gate();
 let headersHeld = gate();

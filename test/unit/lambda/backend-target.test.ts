@@ -12,13 +12,13 @@ import {
   type RegionalTargetResolverOptions,
 } from '../../../lambda/shared/backend-target.js';
 import { ApiError } from '../../../lambda/shared/errors.js';
-import { createTestCa } from '../../../local/tls.js';
+import { createLocalCa } from '../../../local/tls.js';
 import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
 import { memoryLogger } from './events.js';
 
 const HOST = 'internal-gco-alb-1234567890.us-east-1.elb.amazonaws.com';
 const PARAM = '/gco/us-east-1/alb-host';
-const ca = createTestCa();
+const ca = createLocalCa();
 
 function lb(over: Partial<LoadBalancer> = {}): LoadBalancer {
   return {
