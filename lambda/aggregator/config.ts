@@ -16,16 +16,6 @@ export const DEFAULT_BUDGET_MS = 27_000;
 export const MAX_BUDGET_MS = 28_000;
 export const MIN_BUDGET_MS = 100;
 
-export const AGGREGATOR_ENV = {
-  regionalApis: 'REGIONAL_APIS',
-  parameterPath: 'REGIONAL_API_PARAMETER_PATH',
-  parameterRegion: 'REGIONAL_API_PARAMETER_REGION',
-  cacheTtlSeconds: 'REGIONAL_API_CACHE_TTL_SECONDS',
-  expectedRegions: 'REGIONS',
-  budgetMs: 'AGGREGATOR_BUDGET_MS',
-  regionTimeoutMs: 'AGGREGATOR_REGION_TIMEOUT_MS',
-} as const;
-
 export interface AggregatorSettings {
   /** Total time a request may spend, discovery included, before every unanswered region times out. */
   readonly budgetMs: number;
@@ -56,18 +46,18 @@ export function aggregatorEnvironment(settings: AggregatorEnvironmentSettings): 
     ...(discovery.source === 'env'
       ? {
           // Only the regions with a URL: a problem is what the reader makes of a bad one.
-          [AGGREGATOR_ENV.regionalApis]: JSON.stringify(
+          REGIONAL_APIS: JSON.stringify(
             Object.fromEntries(discovery.result.apis.map((api) => [api.region, api.url])),
           ),
         }
       : {
-          [AGGREGATOR_ENV.parameterPath]: discovery.parameterPath,
-          [AGGREGATOR_ENV.parameterRegion]: discovery.parameterRegion,
-          [AGGREGATOR_ENV.cacheTtlSeconds]: discovery.cacheTtlSeconds,
+          REGIONAL_API_PARAMETER_PATH: discovery.parameterPath,
+          REGIONAL_API_PARAMETER_REGION: discovery.parameterRegion,
+          REGIONAL_API_CACHE_TTL_SECONDS: discovery.cacheTtlSeconds,
         }),
-    [AGGREGATOR_ENV.expectedRegions]: settings.expectedRegions?.join(','),
-    [AGGREGATOR_ENV.budgetMs]: settings.budgetMs,
-    [AGGREGATOR_ENV.regionTimeoutMs]: settings.regionTimeoutMs,
+    REGIONS: settings.expectedRegions?.join(','),
+    AGGREGATOR_BUDGET_MS: settings.budgetMs,
+    AGGREGATOR_REGION_TIMEOUT_MS: settings.regionTimeoutMs,
   });
 }
 
@@ -76,7 +66,7 @@ const BUDGET_BOUNDS = { min: MIN_BUDGET_MS, max: MAX_BUDGET_MS };
 
 /** REGIONAL_APIS (first) or the SSM parameter path; undefined after recording a problem. */
 function readDiscovery(r: EnvReader): DiscoverySettings | undefined {
-  const regionalApis = r.optional(AGGREGATOR_ENV.regionalApis);
+  const regionalApis = r.optional('REGIONAL_APIS');
   if (regionalApis !== undefined) {
     try {
       return { source: 'env', result: parseRegionalApis(regionalApis) };
@@ -85,24 +75,22 @@ function readDiscovery(r: EnvReader): DiscoverySettings | undefined {
       return undefined;
     }
   }
-  const parameterPath = r.optional(AGGREGATOR_ENV.parameterPath);
+  const parameterPath = r.optional('REGIONAL_API_PARAMETER_PATH');
   if (parameterPath === undefined) {
-    r.problem(
-      `${AGGREGATOR_ENV.regionalApis}: required, or ${AGGREGATOR_ENV.parameterPath} (where the regional APIs are)`,
-    );
+    r.problem('REGIONAL_APIS: required, or REGIONAL_API_PARAMETER_PATH (where the regional APIs are)');
     return undefined;
   }
   if (!PARAMETER_PATH_RE.test(parameterPath)) {
     r.problem(
-      `${AGGREGATOR_ENV.parameterPath}: expected an SSM parameter path such as /gco/regional-api, got ${JSON.stringify(parameterPath)}`,
+      `REGIONAL_API_PARAMETER_PATH: expected an SSM parameter path such as /gco/regional-api, got ${JSON.stringify(parameterPath)}`,
     );
   }
-  const parameterRegion = r.optional(AGGREGATOR_ENV.parameterRegion);
+  const parameterRegion = r.optional('REGIONAL_API_PARAMETER_REGION');
   return {
     source: 'ssm',
     parameterPath,
     ...(parameterRegion !== undefined ? { parameterRegion } : {}),
-    cacheTtlSeconds: r.number(AGGREGATOR_ENV.cacheTtlSeconds, DEFAULT_DISCOVERY_TTL_SECONDS, {
+    cacheTtlSeconds: r.number('REGIONAL_API_CACHE_TTL_SECONDS', DEFAULT_DISCOVERY_TTL_SECONDS, {
       min: 0,
       max: 86_400,
     }),
@@ -115,15 +103,15 @@ export function readAggregatorConfig(env: NodeJS.ProcessEnv): AggregatorConfig {
   const discovery = readDiscovery(r);
   let expectedRegions: string[] = [];
   try {
-    expectedRegions = parseRegionList(r.optional(AGGREGATOR_ENV.expectedRegions));
+    expectedRegions = parseRegionList(r.optional('REGIONS'));
   } catch (error) {
     r.problem((error as Error).message);
   }
-  const budgetMs = r.integer(AGGREGATOR_ENV.budgetMs, DEFAULT_BUDGET_MS, BUDGET_BOUNDS);
+  const budgetMs = r.integer('AGGREGATOR_BUDGET_MS', DEFAULT_BUDGET_MS, BUDGET_BOUNDS);
   const regionTimeoutMs =
-    r.optional(AGGREGATOR_ENV.regionTimeoutMs) === undefined
+    r.optional('AGGREGATOR_REGION_TIMEOUT_MS') === undefined
       ? undefined
-      : r.integer(AGGREGATOR_ENV.regionTimeoutMs, MAX_BUDGET_MS, BUDGET_BOUNDS);
+      : r.integer('AGGREGATOR_REGION_TIMEOUT_MS', MAX_BUDGET_MS, BUDGET_BOUNDS);
   r.finish();
   return Object.freeze({
     // finish() threw unless discovery was read.

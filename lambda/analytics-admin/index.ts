@@ -134,8 +134,4 @@ export function createHandlerFromEnv(
 const logger = createLogger(SERVICE_NAME);
 
 /** Lambda entry point (lambda/shared/entry-point.ts). */
-export const handler: (event: AdminEvent, context: Context) => Promise<APIGatewayProxyResult> = entryPoint({
-  logger,
-  build: () => createHandlerFromEnv(process.env, { logger }),
-  onConfigError: answerInternalError,
-});
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

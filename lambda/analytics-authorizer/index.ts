@@ -144,11 +144,6 @@ const logger = createLogger(SERVICE_NAME);
  * Lambda entry point (lambda/shared/entry-point.ts). A configuration error fails every request with a
  * 500 (never a cached 401).
  */
-export const handler: (event: AuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult> =
-  entryPoint({
-    logger,
-    build: () => createHandlerFromEnv(process.env, { logger }),
-    onConfigError: async (error) => {
-      throw new AuthorizerUnavailableError('analytics authorizer is not configured', { cause: error });
-    },
-  });
+export const handler = entryPoint(logger, createHandlerFromEnv, async (error) => {
+  throw new AuthorizerUnavailableError('analytics authorizer is not configured', { cause: error });
+});

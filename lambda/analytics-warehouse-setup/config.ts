@@ -11,14 +11,6 @@ import { isRoleArn } from './sql.js';
 export const DEFAULT_WAIT_MS = 25_000;
 export const DEFAULT_DATABASE = 'dev';
 
-export const WAREHOUSE_SETUP_ENV = {
-  workgroupName: 'REDSHIFT_WORKGROUP_NAME',
-  database: 'REDSHIFT_DATABASE',
-  /** Role Redshift assumes to read the stream (CREATE EXTERNAL SCHEMA … FROM KINESIS IAM_ROLE …). */
-  streamRoleArn: 'REDSHIFT_STREAM_ROLE_ARN',
-  waitMs: 'SETUP_WAIT_MS',
-} as const;
-
 export interface WarehouseSettings {
   /** Redshift Serverless workgroup the statements run in. */
   readonly workgroupName: string;
@@ -47,26 +39,24 @@ export function warehouseSetupEnvironment(
   const { warehouse } = settings;
   return envVariables({
     [EVENTS_STREAM_ENV]: settings.streamName,
-    [WAREHOUSE_SETUP_ENV.workgroupName]: warehouse?.workgroupName,
-    [WAREHOUSE_SETUP_ENV.database]: warehouse?.database,
-    [WAREHOUSE_SETUP_ENV.streamRoleArn]: warehouse?.streamRoleArn,
-    [WAREHOUSE_SETUP_ENV.waitMs]: settings.waitMs,
+    REDSHIFT_WORKGROUP_NAME: warehouse?.workgroupName,
+    REDSHIFT_DATABASE: warehouse?.database,
+    REDSHIFT_STREAM_ROLE_ARN: warehouse?.streamRoleArn,
+    SETUP_WAIT_MS: settings.waitMs,
   });
 }
 
 function readWarehouse(r: EnvReader): WarehouseSettings | undefined {
-  const workgroupName = r.optional(WAREHOUSE_SETUP_ENV.workgroupName);
+  const workgroupName = r.optional('REDSHIFT_WORKGROUP_NAME');
   if (workgroupName === undefined) return undefined;
   const streamRoleArn =
-    r.required(WAREHOUSE_SETUP_ENV.streamRoleArn, 'role Redshift assumes to read the stream') ?? '';
+    r.required('REDSHIFT_STREAM_ROLE_ARN', 'role Redshift assumes to read the stream') ?? '';
   if (streamRoleArn !== '' && !isRoleArn(streamRoleArn)) {
-    r.problem(
-      `${WAREHOUSE_SETUP_ENV.streamRoleArn}: expected an IAM role ARN, got ${JSON.stringify(streamRoleArn)}`,
-    );
+    r.problem(`REDSHIFT_STREAM_ROLE_ARN: expected an IAM role ARN, got ${JSON.stringify(streamRoleArn)}`);
   }
   return {
     workgroupName,
-    database: r.string(WAREHOUSE_SETUP_ENV.database, DEFAULT_DATABASE),
+    database: r.string('REDSHIFT_DATABASE', DEFAULT_DATABASE),
     streamRoleArn,
   };
 }
@@ -76,7 +66,7 @@ export function readWarehouseSetupConfig(env: NodeJS.ProcessEnv): WarehouseSetup
   const r = new EnvReader(env);
   const streamName = readEventsStreamName(r);
   const warehouse = readWarehouse(r);
-  const waitMs = r.integer(WAREHOUSE_SETUP_ENV.waitMs, DEFAULT_WAIT_MS, { min: 1_000, max: 28_000 });
+  const waitMs = r.integer('SETUP_WAIT_MS', DEFAULT_WAIT_MS, { min: 1_000, max: 28_000 });
   r.finish();
   return Object.freeze({ streamName, ...(warehouse !== undefined ? { warehouse } : {}), waitMs });
 }

@@ -15,11 +15,6 @@ export const DEFAULT_FORWARD_TIMEOUT_MS = 28_000;
 /** 4 MiB raw stays under Lambda's 6 MB response limit even base64-encoded (×4/3). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-export const CONTROL_PLANE_PROXY_ENV = {
-  forwardTimeoutMs: 'FORWARD_TIMEOUT_MS',
-  maxResponseBytes: 'MAX_RESPONSE_BYTES',
-} as const;
-
 export interface ControlPlaneProxyConfig extends ProxyConfig {
   readonly forwardTimeoutMs: number;
   readonly maxResponseBytes: number;
@@ -32,8 +27,8 @@ export function controlPlaneProxyEnvironment(settings: ControlPlaneProxySettings
   return {
     ...proxyEnvironment(settings),
     ...envVariables({
-      [CONTROL_PLANE_PROXY_ENV.forwardTimeoutMs]: settings.forwardTimeoutMs,
-      [CONTROL_PLANE_PROXY_ENV.maxResponseBytes]: settings.maxResponseBytes,
+      FORWARD_TIMEOUT_MS: settings.forwardTimeoutMs,
+      MAX_RESPONSE_BYTES: settings.maxResponseBytes,
     }),
   };
 }
@@ -45,11 +40,11 @@ export function readControlPlaneProxyConfig(
 ): ControlPlaneProxyConfig {
   const r = new EnvReader(env);
   const proxy = readProxyConfig(r, readFile);
-  const forwardTimeoutMs = r.integer(CONTROL_PLANE_PROXY_ENV.forwardTimeoutMs, DEFAULT_FORWARD_TIMEOUT_MS, {
+  const forwardTimeoutMs = r.integer('FORWARD_TIMEOUT_MS', DEFAULT_FORWARD_TIMEOUT_MS, {
     min: 1,
     max: DEFAULT_FORWARD_TIMEOUT_MS,
   });
-  const maxResponseBytes = r.integer(CONTROL_PLANE_PROXY_ENV.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, {
+  const maxResponseBytes = r.integer('MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, {
     min: 1,
     max: 4_718_592,
   });

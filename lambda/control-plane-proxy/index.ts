@@ -3,7 +3,7 @@
  * regional internal load balancer, HMAC-envelope signed. MODE=global goes through the accelerator,
  * MODE=regional to the region's ALB inside the VPC. Rules and variables: docs/edge-lambdas.md.
  */
-import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { errorResult, requestFailure } from '../shared/errors.js';
 import { forwardBuffered, isBinaryBody, type BufferedResponse } from '../shared/http-forward.js';
@@ -92,8 +92,4 @@ export function createHandlerFromEnv(
 const logger = createLogger(SERVICE_NAME);
 
 /** Lambda entry point (lambda/shared/entry-point.ts). */
-export const handler: (event: ProxyEvent, context: Context) => Promise<APIGatewayProxyResult> = entryPoint({
-  logger,
-  build: () => createHandlerFromEnv(process.env, { logger }),
-  onConfigError: answerInternalError,
-});
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

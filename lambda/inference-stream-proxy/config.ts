@@ -19,11 +19,6 @@ export const DEFAULT_HEADER_TIMEOUT_MS = { global: 28_000, regional: 290_000 } a
 /** Whole-stream cap, just under the 900 s function timeout so the proxy ends the stream itself. */
 export const DEFAULT_STREAM_TIMEOUT_MS = 895_000;
 
-export const INFERENCE_PROXY_ENV = {
-  headerTimeoutMs: 'HEADER_TIMEOUT_MS',
-  streamTimeoutMs: 'STREAM_TIMEOUT_MS',
-} as const;
-
 export interface InferenceProxyConfig extends ProxyConfig {
   readonly headerTimeoutMs: number;
   readonly streamTimeoutMs: number;
@@ -36,8 +31,8 @@ export function inferenceProxyEnvironment(settings: InferenceProxySettings): Rec
   return {
     ...proxyEnvironment(settings),
     ...envVariables({
-      [INFERENCE_PROXY_ENV.headerTimeoutMs]: settings.headerTimeoutMs,
-      [INFERENCE_PROXY_ENV.streamTimeoutMs]: settings.streamTimeoutMs,
+      HEADER_TIMEOUT_MS: settings.headerTimeoutMs,
+      STREAM_TIMEOUT_MS: settings.streamTimeoutMs,
     }),
   };
 }
@@ -49,15 +44,11 @@ export function readInferenceProxyConfig(
 ): InferenceProxyConfig {
   const r = new EnvReader(env);
   const proxy = readProxyConfig(r, readFile);
-  const headerTimeoutMs = r.integer(
-    INFERENCE_PROXY_ENV.headerTimeoutMs,
-    DEFAULT_HEADER_TIMEOUT_MS[proxy.mode],
-    {
-      min: 1,
-      max: 895_000,
-    },
-  );
-  const streamTimeoutMs = r.integer(INFERENCE_PROXY_ENV.streamTimeoutMs, DEFAULT_STREAM_TIMEOUT_MS, {
+  const headerTimeoutMs = r.integer('HEADER_TIMEOUT_MS', DEFAULT_HEADER_TIMEOUT_MS[proxy.mode], {
+    min: 1,
+    max: 895_000,
+  });
+  const streamTimeoutMs = r.integer('STREAM_TIMEOUT_MS', DEFAULT_STREAM_TIMEOUT_MS, {
     min: 1,
     max: 900_000,
   });

@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { Context } from 'aws-lambda';
 import { entryPoint } from '../shared/entry-point.js';
 import {
   ApiError,
@@ -187,11 +186,8 @@ const logger = createLogger(SERVICE_NAME);
  * Lambda entry point (lambda/shared/entry-point.ts). `streamifyResponse` runs at import: the runtime
  * reads its mark when loading the module.
  */
-export const handler = streamifyResponse<ProxyEvent, Context>(
-  entryPoint({
-    logger,
-    build: () => createStreamingHandlerFromEnv(process.env, { logger }),
-    onConfigError: (_error, _event, responseStream: LambdaResponseStream) =>
-      sendError(responseStream, internalError('invalid_configuration')),
-  }),
+export const handler = streamifyResponse(
+  entryPoint(logger, createStreamingHandlerFromEnv, (_error, _event, responseStream: LambdaResponseStream) =>
+    sendError(responseStream, internalError('invalid_configuration')),
+  ),
 );

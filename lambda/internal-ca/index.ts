@@ -31,7 +31,7 @@ import {
   ResourceNotFoundException as SecretNotFound,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
@@ -305,10 +305,4 @@ const logger = createLogger(SERVICE_NAME);
  * Lambda entry point (lambda/shared/entry-point.ts): a bad configuration fails the CloudFormation
  * request or the scheduled renewal.
  */
-export const handler: (event: InternalCaEvent, context: Context) => Promise<OnEventResponse | RenewalResult> =
-  entryPoint({
-    logger,
-    build: (): ((event: InternalCaEvent, context: Context) => Promise<OnEventResponse | RenewalResult>) =>
-      createHandlerFromEnv(process.env, { logger }),
-    onConfigError: failInvocation,
-  });
+export const handler = entryPoint(logger, createHandlerFromEnv, failInvocation);

@@ -15,19 +15,22 @@ import type { LambdaLogger } from './logger.js';
  */
 export type LambdaArguments<E, M extends unknown[] = []> = [event: E, ...rest: [...M, Context]];
 
-export interface EntryPointOptions<E, R, M extends unknown[] = []> {
-  /** The module-scope logger. */
-  readonly logger: LambdaLogger;
-  /** Reads the configuration and builds the handler; throws (a ConfigError) when it is invalid. */
-  readonly build: () => (...args: LambdaArguments<E, M>) => Promise<R>;
-  /** How an invocation fails while the configuration is invalid. */
-  readonly onConfigError: (error: unknown, ...args: LambdaArguments<E, M>) => Promise<R>;
-}
+/** A handler module's factory: the handler from the environment, logging to the module's logger. */
+export type HandlerFromEnv<E, R, M extends unknown[] = []> = (
+  env: NodeJS.ProcessEnv,
+  options: { logger: LambdaLogger },
+) => (...args: LambdaArguments<E, M>) => Promise<R>;
 
+/**
+ * The exported `handler` of a handler module: `logger` is the module's (created at module scope),
+ * `fromEnv` builds the handler from `process.env` on the first invocation, `onConfigError` is how an
+ * invocation fails while the configuration is invalid.
+ */
 export function entryPoint<E, R, M extends unknown[] = []>(
-  options: EntryPointOptions<E, R, M>,
+  logger: LambdaLogger,
+  fromEnv: HandlerFromEnv<E, R, M>,
+  onConfigError: (error: unknown, ...args: LambdaArguments<E, M>) => Promise<R>,
 ): (...args: LambdaArguments<E, M>) => Promise<R> {
-  const { logger } = options;
   let built: ((...args: LambdaArguments<E, M>) => Promise<R>) | undefined;
   let failed = false;
   let configError: unknown;
@@ -36,14 +39,14 @@ export function entryPoint<E, R, M extends unknown[] = []>(
     logger.addContext(args[args.length - 1] as Context);
     if (built === undefined && !failed) {
       try {
-        built = options.build();
+        built = fromEnv(process.env, { logger });
       } catch (error) {
         failed = true;
         configError = error;
         logger.error('invalid configuration; every invocation fails until it is fixed', describeError(error));
       }
     }
-    return built ? built(...args) : options.onConfigError(configError, ...args);
+    return built ? built(...args) : onConfigError(configError, ...args);
   };
 }
 

@@ -6,21 +6,19 @@
  */
 import { EnvReader, envVariables } from './env.js';
 
-export const FUNCTION_REGION_ENV = { region: 'AWS_REGION' } as const;
-
 export interface FunctionRegionConfig {
   readonly region: string;
 }
 
 /** For the local platform and tests: in Lambda the runtime sets it. */
 export function functionRegionEnvironment(config: FunctionRegionConfig): Record<string, string> {
-  return envVariables({ [FUNCTION_REGION_ENV.region]: config.region });
+  return envVariables({ AWS_REGION: config.region });
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the problem. */
 export function readFunctionRegionConfig(env: NodeJS.ProcessEnv): FunctionRegionConfig {
   const r = new EnvReader(env);
-  const region = r.required(FUNCTION_REGION_ENV.region, 'region of the AWS clients, set by Lambda');
+  const region = r.required('AWS_REGION', 'region of the AWS clients, set by Lambda');
   r.finish();
   return Object.freeze({ region: region ?? '' });
 }

@@ -9,19 +9,6 @@ import { envVariables, type EnvReader } from './env.js';
 
 export type ProxyMode = 'global' | 'regional';
 
-export const PROXY_ENV = {
-  mode: 'MODE',
-  backendHostname: 'BACKEND_HOSTNAME',
-  backendPort: 'BACKEND_PORT',
-  caPem: 'INTERNAL_CA_PEM',
-  caFile: 'INTERNAL_CA_FILE',
-  signingKeySecretArn: 'SIGNING_KEY_SECRET_ARN',
-  acceleratorDns: 'ACCELERATOR_DNS',
-  albHostParameter: 'ALB_HOST_PARAMETER',
-  accountId: 'ACCOUNT_ID',
-  albCacheTtlMs: 'ALB_CACHE_TTL_MS',
-} as const;
-
 export const DEFAULT_BACKEND_PORT = 443;
 export const DEFAULT_ALB_CACHE_TTL_MS = 300_000;
 
@@ -52,15 +39,15 @@ export type ProxySettings = Omit<ProxyConfig, 'backendPort' | 'albCacheTtlMs'> &
 /** The proxies' variables for `settings` (values may be CDK tokens). */
 export function proxyEnvironment(settings: ProxySettings): Record<string, string> {
   return envVariables({
-    [PROXY_ENV.mode]: settings.mode,
-    [PROXY_ENV.backendHostname]: settings.backendHostname,
-    [PROXY_ENV.backendPort]: settings.backendPort,
-    [PROXY_ENV.caPem]: settings.caPem,
-    [PROXY_ENV.signingKeySecretArn]: settings.signingKeySecretArn,
-    [PROXY_ENV.acceleratorDns]: settings.acceleratorDns,
-    [PROXY_ENV.albHostParameter]: settings.albHostParameter,
-    [PROXY_ENV.accountId]: settings.accountId,
-    [PROXY_ENV.albCacheTtlMs]: settings.albCacheTtlMs,
+    MODE: settings.mode,
+    BACKEND_HOSTNAME: settings.backendHostname,
+    BACKEND_PORT: settings.backendPort,
+    INTERNAL_CA_PEM: settings.caPem,
+    SIGNING_KEY_SECRET_ARN: settings.signingKeySecretArn,
+    ACCELERATOR_DNS: settings.acceleratorDns,
+    ALB_HOST_PARAMETER: settings.albHostParameter,
+    ACCOUNT_ID: settings.accountId,
+    ALB_CACHE_TTL_MS: settings.albCacheTtlMs,
   });
 }
 
@@ -73,11 +60,10 @@ const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE----
  * in an environment variable) or INTERNAL_CA_FILE (a PEM file shipped with the function).
  */
 function readCa(r: EnvReader, readFile: (path: string) => string): string | undefined {
-  const { caPem: PEM, caFile: FILE } = PROXY_ENV;
-  const inline = r.optional(PEM);
-  const file = r.optional(FILE);
+  const inline = r.optional('INTERNAL_CA_PEM');
+  const file = r.optional('INTERNAL_CA_FILE');
   if (inline !== undefined && file !== undefined) {
-    r.problem(`${PEM}: set only one of ${PEM} and ${FILE}`);
+    r.problem('INTERNAL_CA_PEM: set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE');
     return undefined;
   }
   let pem: string;
@@ -87,15 +73,15 @@ function readCa(r: EnvReader, readFile: (path: string) => string): string | unde
     try {
       pem = readFile(file);
     } catch (error) {
-      r.problem(`${FILE}: cannot read ${JSON.stringify(file)}: ${(error as Error).message}`);
+      r.problem(`INTERNAL_CA_FILE: cannot read ${JSON.stringify(file)}: ${(error as Error).message}`);
       return undefined;
     }
   } else {
-    r.problem(`${PEM}: required, or ${FILE} (the internal CA, PEM)`);
+    r.problem('INTERNAL_CA_PEM: required, or INTERNAL_CA_FILE (the internal CA, PEM)');
     return undefined;
   }
   if (!PEM_CERT_RE.test(pem)) {
-    r.problem(`${inline !== undefined ? PEM : FILE}: holds no PEM certificate`);
+    r.problem(`${inline !== undefined ? 'INTERNAL_CA_PEM' : 'INTERNAL_CA_FILE'}: holds no PEM certificate`);
     return undefined;
   }
   return pem;
@@ -106,17 +92,17 @@ export function readProxyConfig(
   r: EnvReader,
   readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
 ): ProxyConfig {
-  const rawMode = r.required(PROXY_ENV.mode, '"global" or "regional"');
+  const rawMode = r.required('MODE', '"global" or "regional"');
   let mode: ProxyMode = 'global';
   if (rawMode === 'global' || rawMode === 'regional') mode = rawMode;
   else if (rawMode !== undefined) {
-    r.problem(`${PROXY_ENV.mode}: expected "global" or "regional", got ${JSON.stringify(rawMode)}`);
+    r.problem(`MODE: expected "global" or "regional", got ${JSON.stringify(rawMode)}`);
   }
-  const backendHostname = r.hostname(PROXY_ENV.backendHostname, 'TLS name of the load balancers');
-  const backendPort = r.integer(PROXY_ENV.backendPort, DEFAULT_BACKEND_PORT, { min: 1, max: 65535 });
+  const backendHostname = r.hostname('BACKEND_HOSTNAME', 'TLS name of the load balancers');
+  const backendPort = r.integer('BACKEND_PORT', DEFAULT_BACKEND_PORT, { min: 1, max: 65535 });
   const caPem = readCa(r, readFile);
-  const signingKeySecretArn = r.required(PROXY_ENV.signingKeySecretArn, 'the envelope signing-key secret');
-  const albCacheTtlMs = r.integer(PROXY_ENV.albCacheTtlMs, DEFAULT_ALB_CACHE_TTL_MS, {
+  const signingKeySecretArn = r.required('SIGNING_KEY_SECRET_ARN', 'the envelope signing-key secret');
+  const albCacheTtlMs = r.integer('ALB_CACHE_TTL_MS', DEFAULT_ALB_CACHE_TTL_MS, {
     min: 1_000,
     max: 3_600_000,
   });
@@ -125,20 +111,17 @@ export function readProxyConfig(
   let albHostParameter: string | undefined;
   let accountId: string | undefined;
   if (rawMode === 'global') {
-    acceleratorDns = r.hostname(PROXY_ENV.acceleratorDns, 'global mode: the accelerator DNS name');
+    acceleratorDns = r.hostname('ACCELERATOR_DNS', 'global mode: the accelerator DNS name');
   } else if (rawMode === 'regional') {
-    albHostParameter = r.required(
-      PROXY_ENV.albHostParameter,
-      'regional mode: SSM parameter with the ALB host',
-    );
+    albHostParameter = r.required('ALB_HOST_PARAMETER', 'regional mode: SSM parameter with the ALB host');
     if (albHostParameter !== undefined && !SSM_NAME_RE.test(albHostParameter)) {
       r.problem(
-        `${PROXY_ENV.albHostParameter}: expected an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
+        `ALB_HOST_PARAMETER: expected an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
       );
     }
-    accountId = r.optional(PROXY_ENV.accountId);
+    accountId = r.optional('ACCOUNT_ID');
     if (accountId !== undefined && !ACCOUNT_RE.test(accountId)) {
-      r.problem(`${PROXY_ENV.accountId}: expected 12 digits, got ${JSON.stringify(accountId)}`);
+      r.problem(`ACCOUNT_ID: expected 12 digits, got ${JSON.stringify(accountId)}`);
     }
   }
 

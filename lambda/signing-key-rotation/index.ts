@@ -20,7 +20,7 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import type { Context, SecretsManagerRotationEvent } from 'aws-lambda';
+import type { SecretsManagerRotationEvent } from 'aws-lambda';
 import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
@@ -199,8 +199,4 @@ export function createHandlerFromEnv(
 const logger = createLogger(SERVICE_NAME);
 
 /** Lambda entry point (lambda/shared/entry-point.ts): a bad configuration fails the rotation step. */
-export const handler: (event: SecretsManagerRotationEvent, context: Context) => Promise<void> = entryPoint({
-  logger,
-  build: () => createHandlerFromEnv(process.env, { logger }),
-  onConfigError: failInvocation,
-});
+export const handler = entryPoint(logger, createHandlerFromEnv, failInvocation);

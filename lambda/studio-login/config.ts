@@ -11,14 +11,6 @@ export const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;
 export const SESSION_RANGE = { min: 1800, max: 43_200, default: 3600 } as const;
 export const DEFAULT_PROFILE_CLAIM = 'cognito:username';
 
-export const STUDIO_LOGIN_ENV = {
-  domainId: 'STUDIO_DOMAIN_ID',
-  profileClaim: 'STUDIO_PROFILE_CLAIM',
-  urlExpiresInSeconds: 'STUDIO_URL_EXPIRES_SECONDS',
-  sessionExpiresInSeconds: 'STUDIO_SESSION_EXPIRES_SECONDS',
-  region: 'STUDIO_REGION',
-} as const;
-
 export interface StudioLoginSettings {
   readonly domainId: string;
   /** ID-token claim whose value is the profile name (default `cognito:username`). */
@@ -38,30 +30,30 @@ export type StudioLoginEnvironmentSettings = Pick<StudioLoginConfig, 'domainId' 
 
 export function studioLoginEnvironment(settings: StudioLoginEnvironmentSettings): Record<string, string> {
   return envVariables({
-    [STUDIO_LOGIN_ENV.domainId]: settings.domainId,
-    [STUDIO_LOGIN_ENV.profileClaim]: settings.profileClaim,
-    [STUDIO_LOGIN_ENV.urlExpiresInSeconds]: settings.urlExpiresInSeconds,
-    [STUDIO_LOGIN_ENV.sessionExpiresInSeconds]: settings.sessionExpiresInSeconds,
-    [STUDIO_LOGIN_ENV.region]: settings.region,
+    STUDIO_DOMAIN_ID: settings.domainId,
+    STUDIO_PROFILE_CLAIM: settings.profileClaim,
+    STUDIO_URL_EXPIRES_SECONDS: settings.urlExpiresInSeconds,
+    STUDIO_SESSION_EXPIRES_SECONDS: settings.sessionExpiresInSeconds,
+    STUDIO_REGION: settings.region,
   });
 }
 
 /** Reads and validates the environment; throws a ConfigError listing every problem. */
 export function readStudioLoginConfig(env: NodeJS.ProcessEnv): StudioLoginConfig {
   const r = new EnvReader(env);
-  const domainId = r.required(STUDIO_LOGIN_ENV.domainId, 'the SageMaker Studio domain');
-  const profileClaim = r.string(STUDIO_LOGIN_ENV.profileClaim, DEFAULT_PROFILE_CLAIM);
+  const domainId = r.required('STUDIO_DOMAIN_ID', 'the SageMaker Studio domain');
+  const profileClaim = r.string('STUDIO_PROFILE_CLAIM', DEFAULT_PROFILE_CLAIM);
   const urlExpiresInSeconds = r.integer(
-    STUDIO_LOGIN_ENV.urlExpiresInSeconds,
+    'STUDIO_URL_EXPIRES_SECONDS',
     URL_EXPIRY_RANGE.default,
     URL_EXPIRY_RANGE,
   );
   const sessionExpiresInSeconds = r.integer(
-    STUDIO_LOGIN_ENV.sessionExpiresInSeconds,
+    'STUDIO_SESSION_EXPIRES_SECONDS',
     SESSION_RANGE.default,
     SESSION_RANGE,
   );
-  const region = r.optional(STUDIO_LOGIN_ENV.region);
+  const region = r.optional('STUDIO_REGION');
   r.finish();
   return Object.freeze({
     domainId: domainId ?? '',

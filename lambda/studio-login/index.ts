@@ -9,7 +9,7 @@ import {
   ResourceNotFound,
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { readStudioLoginConfig, type StudioLoginSettings } from './config.js';
@@ -136,9 +136,4 @@ export function createHandlerFromEnv(
 const logger = createLogger(SERVICE_NAME);
 
 /** Lambda entry point (lambda/shared/entry-point.ts). */
-export const handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> =
-  entryPoint({
-    logger,
-    build: () => createHandlerFromEnv(process.env, { logger }),
-    onConfigError: answerInternalError,
-  });
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

@@ -6,14 +6,14 @@
  * error. Every one logs the problem once, with the invocation's Lambda context on the line.
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ConfigError } from '../../../lambda/shared/env.js';
 import {
   invokeStreamingHandler,
   readHttpIntegrationResponse,
 } from '../../../local/api-gateway-emulator/response-stream.js';
 import { lambdaContext } from '../../support/lambda-context.js';
-import { restEvent } from './events.js';
+import { apiEvent, customResourceEvent, restEvent } from './events.js';
 
 const INTERNAL_ERROR = { statusCode: 500, body: '{"message":"Internal server error"}' };
 
@@ -55,22 +55,6 @@ function expectOneConfigurationLog(logged: Record<string, unknown>[], variable: 
   expect(logged[0]).toMatchObject({ level: 'ERROR', function_request_id: 'first-invocation' });
   expect(String(logged[0]?.['error_message'])).toContain(`${variable}: required`);
 }
-
-/** The fields of a REST proxy event the aggregator and studio login read. */
-const apiEvent = (httpMethod: string, path: string): APIGatewayProxyEvent => ({
-  httpMethod,
-  path,
-  resource: path,
-  headers: {},
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: null,
-  stageVariables: null,
-  body: null,
-  isBase64Encoded: false,
-  requestContext: {} as APIGatewayProxyEvent['requestContext'],
-});
 
 describe('HTTP handlers answer 500 {"message":"Internal server error"}', () => {
   const cases: [string, string, (context: Context) => Promise<APIGatewayProxyResult>][] = [
@@ -210,19 +194,7 @@ describe('custom-resource and scheduled handlers fail the invocation with the co
   test('internal-ca (CloudFormation custom resource and the scheduled renewal)', async () => {
     const { handler } = await import('../../../lambda/internal-ca/index.js');
     const { results, logged } = await invokeTwice((context) =>
-      handler(
-        {
-          RequestType: 'Create',
-          ServiceToken: 'token',
-          ResponseURL: 'https://example.invalid/response',
-          StackId: 'stack',
-          RequestId: 'request',
-          LogicalResourceId: 'Resource',
-          ResourceType: 'Custom::InternalCa',
-          ResourceProperties: { ServiceToken: 'token', Kind: 'CertificateAuthority', SecretId: 'gco/ca' },
-        },
-        context,
-      ),
+      handler(customResourceEvent('Create', { Kind: 'CertificateAuthority', SecretId: 'gco/ca' }), context),
     );
     const renewal = await handler(
       {

@@ -1,7 +1,8 @@
 /**
  * Test helpers: API Gateway REST proxy events built the way API Gateway builds them from a raw request,
- * and an in-memory logger.
+ * plain events for the handlers of a fixed resource, custom-resource requests, and an in-memory logger.
  */
+import type { APIGatewayProxyEvent, CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type { EdgeLogger, LogFields } from '../../../lambda/shared/logger.js';
 import type { ProxyEvent } from '../../../lambda/shared/proxy-request.js';
 
@@ -65,6 +66,56 @@ export function restEvent(raw: RawRequest): ProxyEvent {
       identity: { sourceIp: raw.sourceIp ?? '203.0.113.7' },
     },
   };
+}
+
+/** A REST proxy event for a handler whose route is the path itself (aggregator, studio login). */
+export function apiEvent(
+  httpMethod: string,
+  path: string,
+  extra: Partial<APIGatewayProxyEvent> = {},
+): APIGatewayProxyEvent {
+  return {
+    httpMethod,
+    path,
+    resource: path,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {} as APIGatewayProxyEvent['requestContext'],
+    ...extra,
+  };
+}
+
+/** A CloudFormation custom-resource request (the internal CA's resources). */
+export function customResourceEvent(
+  requestType: 'Create' | 'Update' | 'Delete',
+  properties: Record<string, unknown>,
+  physicalResourceId = 'placeholder',
+): CloudFormationCustomResourceEvent {
+  const base = {
+    ServiceToken: 'token',
+    ResponseURL: 'https://example.invalid/response',
+    StackId: 'stack',
+    RequestId: 'request',
+    LogicalResourceId: 'Resource',
+    ResourceType: 'Custom::InternalCa',
+    ResourceProperties: { ...properties, ServiceToken: 'token' },
+  };
+  if (requestType === 'Create') return { ...base, RequestType: 'Create' };
+  if (requestType === 'Update') {
+    return {
+      ...base,
+      RequestType: 'Update',
+      PhysicalResourceId: physicalResourceId,
+      OldResourceProperties: { ServiceToken: 'token' },
+    };
+  }
+  return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalResourceId };
 }
 
 export interface MemoryLogger extends EdgeLogger {

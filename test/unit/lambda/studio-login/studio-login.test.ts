@@ -9,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { createLogger } from '../../../../lambda/shared/logger.js';
 import { readStudioLoginConfig, type StudioLoginSettings } from '../../../../lambda/studio-login/config.js';
 import { createHandler, profileNameFor } from '../../../../lambda/studio-login/index.js';
+import { apiEvent } from '../events.js';
 
 const PRESIGNED =
   'https://d-abc123.studio.us-east-1.sagemaker.aws/auth?token=eyJhbGciOiJSUzI1NiJ9.SECRET-TOKEN-MATERIAL';
@@ -24,22 +25,12 @@ function event(
   path = '/studio/login',
   method = 'GET',
 ): APIGatewayProxyEvent {
-  return {
-    httpMethod: method,
-    path,
-    resource: path,
+  return apiEvent(method, path, {
     headers: { Authorization: 'eyJraWQiOiJ-ID-TOKEN' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
     requestContext: {
       ...(claims ? { authorizer: { claims } } : {}),
     } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  });
 }
 
 const ALICE = {
