@@ -1,6 +1,6 @@
 /**
  * Administrative routes of the game-analytics API: applications and their API keys. API
- * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the seed's shapes; every error is
+ * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the API's shapes; every error is
  * `{"message":"…"}` naming the field or the missing resource. Rules: docs/analytics-api.md.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

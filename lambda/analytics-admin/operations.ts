@@ -1,7 +1,7 @@
 /**
- * The administrative operations of seed 002 over the two stores, answering the seed's shapes exactly:
- * Application, {Applications, Count}, Authorization, {Authorizations, Count}, {Enabled}, and a plain
- * JSON string for deletions. Failures are ApiErrors (400/404) the handler turns into `{"message"}`.
+ * The administrative operations over the two stores, answering the API's shapes exactly
+ * (docs/analytics-api.md): Application, {Applications, Count}, Authorization, {Authorizations, Count},
+ * {Enabled}, and a plain JSON string for deletions. Failures are ApiErrors (400/404) the handler turns into `{"message"}`.
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../shared/errors.js';
@@ -41,7 +41,7 @@ const applicationNotFound = (id: string) =>
 const keyNotFound = (applicationId: string, apiKeyId: string) =>
   new ApiError(404, `Authorization ${apiKeyId} not found in application ${applicationId}`, 'key_not_found');
 
-/** The seed's Authorization: the masked value unless the full one is given (creation only). */
+/** The API's Authorization: the masked value unless the full one is given (creation only). */
 function authorization(item: ApiKeyItem, fullValue?: string): Authorization {
   return {
     ApiKeyId: item.ApiKeyId,

@@ -17,7 +17,7 @@ import {
   type FromEnvOptions,
   type ProxyContext,
   type ProxyDeps,
-} from '../shared/proxy-runtime.js';
+} from '../shared/proxy-wiring.js';
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,

@@ -34,7 +34,7 @@ import {
   type FromEnvOptions,
   type ProxyContext,
   type ProxyDeps,
-} from '../shared/proxy-runtime.js';
+} from '../shared/proxy-wiring.js';
 import {
   HttpResponseStream,
   streamifyResponse,

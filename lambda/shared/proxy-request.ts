@@ -54,8 +54,9 @@ export function eventHeaders(
 }
 
 /**
- * The seed's rules, checked before anything else (nothing is resolved, signed or sent for a refused
- * request): a caller may not pick the target region, and base64 bodies (binary media types) are refused.
+ * The edge's refusals, checked before anything else (nothing is resolved, signed or sent for a refused
+ * request): a caller may not pick the target region, and base64 bodies (binary media types) are refused
+ * (docs/edge-lambdas.md, "Request rules").
  */
 export function rejectForbidden(
   event: ProxyEvent,

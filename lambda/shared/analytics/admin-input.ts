@@ -1,5 +1,5 @@
 /**
- * Validation of the administrative requests (seed 002): path ids are UUIDs, bodies are JSON objects with
+ * Validation of the administrative requests (docs/analytics-api.md): path ids are UUIDs, bodies are JSON objects with
  * only the documented fields, Name is 1–128 characters after trimming, Description at most 1024, Enabled
  * a JSON boolean. Every failure is a 400 whose message names the field.
  */

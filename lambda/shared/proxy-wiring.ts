@@ -113,7 +113,7 @@ export async function signedForBackend(
 }
 
 /** The current signing key; a key store failure is the proxy's own 500. */
-export async function currentSigningKey(keys: KeySource): Promise<string> {
+async function currentSigningKey(keys: KeySource): Promise<string> {
   try {
     return (await keys.get()).current;
   } catch (error) {
