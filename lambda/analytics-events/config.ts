@@ -7,7 +7,6 @@ import { EnvReader, envVariables } from '../shared/env.js';
 import { EVENTS_STREAM_ENV, readEventsStreamName, readTableName } from '../shared/analytics/config.js';
 
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 3600;
-export const IDEMPOTENCY_TTL_ENV = 'IDEMPOTENCY_TTL_SECONDS';
 
 export interface EventsConfig {
   readonly applicationsTable: string;
@@ -26,7 +25,7 @@ export function eventsEnvironment(settings: EventsEnvironmentSettings): Record<s
     [ANALYTICS_TABLES.applications.envVar]: settings.applicationsTable,
     [ANALYTICS_TABLES.idempotency.envVar]: settings.idempotencyTable,
     [EVENTS_STREAM_ENV]: settings.streamName,
-    [IDEMPOTENCY_TTL_ENV]: settings.idempotencyTtlSeconds,
+    IDEMPOTENCY_TTL_SECONDS: settings.idempotencyTtlSeconds,
   });
 }
 
@@ -36,7 +35,7 @@ export function readEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const applicationsTable = readTableName(r, ANALYTICS_TABLES.applications);
   const idempotencyTable = readTableName(r, ANALYTICS_TABLES.idempotency);
   const streamName = readEventsStreamName(r);
-  const idempotencyTtlSeconds = r.integer(IDEMPOTENCY_TTL_ENV, DEFAULT_IDEMPOTENCY_TTL_SECONDS, {
+  const idempotencyTtlSeconds = r.integer('IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY_TTL_SECONDS, {
     min: 60,
     max: 604_800,
   });

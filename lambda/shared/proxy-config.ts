@@ -9,8 +9,8 @@ import { envVariables, type EnvReader } from './env.js';
 
 export type ProxyMode = 'global' | 'regional';
 
-export const DEFAULT_BACKEND_PORT = 443;
-export const DEFAULT_ALB_CACHE_TTL_MS = 300_000;
+const DEFAULT_BACKEND_PORT = 443;
+const DEFAULT_ALB_CACHE_TTL_MS = 300_000;
 
 export interface ProxyConfig {
   readonly mode: ProxyMode;
