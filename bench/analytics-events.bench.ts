@@ -16,12 +16,13 @@ import { tableName } from '../lib/tables.js';
 import * as admin from '../lambda/analytics-admin/index.js';
 import * as events from '../lambda/analytics-events/index.js';
 import { validateEvent } from '../lambda/analytics-events/event-validation.js';
-import { silentLogger } from '../lambda/shared/logger.js';
+import { discardingLogger } from '../lambda/shared/logger.js';
+import { lambdaContext } from '../test/support/lambda-context.js';
 
 const BATCH = 500;
 const PROJECT = 'bench';
 const STREAM = analyticsStreamName(PROJECT);
-const CONTEXT = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 28_000 };
+const CONTEXT = lambdaContext({ awsRequestId: 'bench', getRemainingTimeInMillis: () => 28_000 });
 
 function percentile(sorted: number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
@@ -73,7 +74,10 @@ export async function run(): Promise<void> {
       ...Object.fromEntries(Object.values(ANALYTICS_TABLES).map((t) => [t.envVar, tableName(PROJECT, t)])),
       EVENTS_STREAM_NAME: STREAM,
     };
-    const adminHandler = admin.createHandlerFromEnv(env, { dynamodb: dynamo.client(), logger: silentLogger });
+    const adminHandler = admin.createHandlerFromEnv(env, {
+      dynamodb: dynamo.client(),
+      logger: discardingLogger,
+    });
     const created = await adminHandler(
       {
         httpMethod: 'POST',
@@ -89,7 +93,7 @@ export async function run(): Promise<void> {
     const handler = events.createHandlerFromEnv(env, {
       dynamodb: dynamo.client(),
       kinesis: kinesis.client(),
-      logger: silentLogger,
+      logger: discardingLogger,
     });
     const direct = kinesis.client();
     const send = (body: string) =>

@@ -12,10 +12,10 @@ import { createService } from '../cluster/shared/service.js';
 import { createHandler } from '../lambda/control-plane-proxy/index.js';
 import { staticTargetResolver, targetFactory } from '../lambda/shared/backend-target.js';
 import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
-import { silentLogger } from '../lambda/shared/logger.js';
+import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import { createTestCa } from '../local/tls.js';
+import { createLocalCa } from '../local/tls.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const BACKEND_NAME = 'backend.gco.gco.internal';
@@ -77,7 +77,7 @@ function summary(label: string, samples: number[]): { median: number; p95: numbe
 export async function run(): Promise<void> {
   const n = Number(process.env['BENCH_N'] ?? 300);
   const warmup = Math.min(50, Math.ceil(n / 5));
-  const ca = createTestCa();
+  const ca = createLocalCa();
   const service = await createService({
     name: 'bench-backend',
     version: '1.0.0',
@@ -106,7 +106,7 @@ export async function run(): Promise<void> {
     keys: staticKeySource({ current: KEY }),
     targets: staticTargetResolver(proxied),
     hostHeader: BACKEND_NAME,
-    logger: silentLogger,
+    logger: discardingLogger,
   });
   const context = {
     awsRequestId: 'bench',

@@ -14,7 +14,7 @@ import { StaticEndpointSource } from '../cluster/inference-proxy/src/store.js';
 import { silentLogger } from '../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import { createTestCa } from '../local/tls.js';
+import { createLocalCa } from '../local/tls.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const STREAM_BYTES = 16 * 1024 * 1024;
@@ -57,7 +57,7 @@ function measure(start: number, res: IncomingMessage): Promise<Sample> {
 
 export async function run(opts: BenchOptions = {}): Promise<void> {
   const repetitions = opts.repetitions ?? Number(process.env.BENCH_REPETITIONS ?? 31);
-  const ca = createTestCa('bench CA');
+  const ca = createLocalCa('bench CA');
   const cert = ca.issue(['127.0.0.1']);
 
   // Model server: /first answers one SSE event at once; /stream sends STREAM_BYTES as fast as the

@@ -235,7 +235,7 @@ export class ApiClient {
     body: string | undefined,
   ): Promise<{ url: string; signedHeaders: Record<string, string> }> {
     // Loaded on first use: --help, --version and completion start without the SDK.
-    const { encodeQuery, signRequest } = await import('../lambda/shared/sigv4.js');
+    const { encodeQuery, signSigV4 } = await import('../lambda/shared/sigv4.js');
     const query = queryOf(req.query);
     if (this.auth.kind === 'api-key') {
       const qs = encodeQuery(query);
@@ -244,7 +244,7 @@ export class ApiClient {
         signedHeaders: { ...headers, authorization: this.auth.key },
       };
     }
-    const signed = await signRequest({
+    const signed = await signSigV4({
       method: req.method,
       baseUrl: this.target.url,
       path: req.path,

@@ -1,7 +1,8 @@
 /**
- * Resources of the game-analytics ingestion API (seed 002), declared ONCE: the analytics stack creates
- * them, the handlers read their names from the environment variables named here, and tests/`npm start`
- * create the same tables in dynalite (createTableInput) and the same stream in kinesalite.
+ * Resources of the game-analytics ingestion API (docs/analytics-api.md), declared ONCE: the analytics
+ * stack creates them, the handlers read their names from the environment variables named here (each
+ * handler's contract module writes and reads them), and tests/`npm start` create the same tables in
+ * dynalite and the same stream in kinesalite.
  */
 import type { TableDefinition } from './tables.js';
 
@@ -37,17 +38,6 @@ export const ANALYTICS_TABLES = {
     ttlAttribute: 'expiration',
   },
 } as const satisfies Record<string, TableDefinition>;
-
-/** Environment variables of the analytics handlers beyond the table names. */
-export const ANALYTICS_ENV = {
-  /** Kinesis Data Stream the events are written to. */
-  eventsStream: 'EVENTS_STREAM_NAME',
-  /** Redshift Serverless workgroup; unset = warehouse not configured (setup answers 400). */
-  redshiftWorkgroup: 'REDSHIFT_WORKGROUP_NAME',
-  redshiftDatabase: 'REDSHIFT_DATABASE',
-  /** Role Redshift assumes to read the stream (CREATE EXTERNAL SCHEMA … FROM KINESIS IAM_ROLE …). */
-  redshiftStreamRoleArn: 'REDSHIFT_STREAM_ROLE_ARN',
-} as const;
 
 /** Physical names: `<project>-<id>` like the platform tables; the stream `<project>-analytics-events`. */
 export function analyticsStreamName(project: string): string {

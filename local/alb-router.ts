@@ -17,6 +17,7 @@ import {
 import { createServer, request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
+import { connectionListed, isHopByHop } from '../lambda/shared/hop-by-hop.js';
 import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../lib/routing.js';
 import type { IssuedCertificate } from './tls.js';
 
@@ -41,16 +42,6 @@ export interface AlbRouter {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
 const STATUS_TEXT: Record<number, string> = {
   502: 'Bad Gateway',
   503: 'Service Temporarily Unavailable',
@@ -74,12 +65,10 @@ function albError(res: ServerResponse, status: 502 | 503 | 504): void {
 
 /** Request headers to pass on: hop-by-hop ones dropped, X-Forwarded-* added as an ALB does. */
 function forwardHeaders(req: IncomingMessage, listenerPort: number): Record<string, string | string[]> {
-  const listed = new Set(
-    (req.headersDistinct.connection ?? []).flatMap((v) => v.split(',').map((t) => t.trim().toLowerCase())),
-  );
+  const listed = connectionListed(req.headersDistinct.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {
-    if (values === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    if (values === undefined || isHopByHop(name, listed)) continue;
     if (name === 'x-forwarded-for' || name === 'x-forwarded-proto' || name === 'x-forwarded-port') continue;
     // Single values as strings: Node insists on that for Host.
     out[name] = values.length === 1 ? (values[0] ?? '') : [...values];
@@ -129,16 +118,11 @@ export async function startAlbRouter(opts: AlbRouterOptions): Promise<AlbRouter>
       });
       upstream.on('error', () => albError(res, 502));
       upstream.on('response', (answer) => {
-        const listed = new Set(
-          (answer.headersDistinct.connection ?? []).flatMap((v) =>
-            v.split(',').map((t) => t.trim().toLowerCase()),
-          ),
-        );
+        const listed = connectionListed(answer.headersDistinct.connection);
         const headers: string[] = [];
         for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
           const name = answer.rawHeaders[i] ?? '';
-          const lower = name.toLowerCase();
-          if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+          if (isHopByHop(name, listed)) continue;
           headers.push(name, answer.rawHeaders[i + 1] ?? '');
         }
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);

@@ -1,5 +1,5 @@
 /**
- * The game-analytics ingestion API, locally (seed 002): its tables in their own dynalite, the events
+ * The game-analytics ingestion API, locally (docs/analytics-api.md): its tables in their own dynalite, the events
  * stream in kinesalite, the four real handlers built from the environment the analytics stack gives
  * them, and the REQUEST authorizer with the configured cache TTL — behind an API Gateway emulator at
  * `/<analytics stage>` (default `/live`). No Redshift locally: the warehouse setup routes answer that
@@ -7,10 +7,13 @@
  */
 import { createHandlerFromEnv as createAdmin } from '../lambda/analytics-admin/index.js';
 import { createHandlerFromEnv as createAuthorizer } from '../lambda/analytics-authorizer/index.js';
+import { eventsEnvironment } from '../lambda/analytics-events/config.js';
 import { createHandlerFromEnv as createEvents } from '../lambda/analytics-events/index.js';
+import { warehouseSetupEnvironment } from '../lambda/analytics-warehouse-setup/config.js';
 import { createHandlerFromEnv as createSetup } from '../lambda/analytics-warehouse-setup/index.js';
-import { createLogger, silentLogger, type EdgeLogger } from '../lambda/shared/logger.js';
-import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
+import { keyStoresEnvironment } from '../lambda/shared/analytics/key-stores.js';
+import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
 import { analyticsApiDefinition } from '../lib/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
 import { tableName } from '../lib/tables.js';
@@ -47,20 +50,24 @@ export async function startLocalAnalytics(opts: {
   const region = config.analyticsApi.region;
   const streamName = analyticsStreamName(project);
   const logger = (service: string): EdgeLogger =>
-    opts.logs === 'json' ? createLogger(service) : silentLogger;
+    opts.logs === 'json' ? createLogger(service) : discardingLogger;
   const [dynamo, kinesis] = await Promise.all([
     startLocalDynamo({ project, region, tables: Object.values(ANALYTICS_TABLES) }),
     startLocalKinesis({ streams: [{ name: streamName, shardCount: 1 }], region }),
   ]);
   try {
-    // The variables the analytics stack sets; no REDSHIFT_WORKGROUP_NAME (no warehouse locally).
-    const env: NodeJS.ProcessEnv = {
-      [ANALYTICS_TABLES.applications.envVar]: tableName(project, ANALYTICS_TABLES.applications),
-      [ANALYTICS_TABLES.authorizations.envVar]: tableName(project, ANALYTICS_TABLES.authorizations),
-      [ANALYTICS_TABLES.idempotency.envVar]: tableName(project, ANALYTICS_TABLES.idempotency),
-      [ANALYTICS_ENV.eventsStream]: streamName,
-      AWS_REGION: region,
-    };
+    // The variables the analytics stack sets (its handlers' contracts); no warehouse locally.
+    const applicationsTable = tableName(project, ANALYTICS_TABLES.applications);
+    const keyStoresEnv = keyStoresEnvironment({
+      applicationsTable,
+      authorizationsTable: tableName(project, ANALYTICS_TABLES.authorizations),
+    });
+    const eventsEnv = eventsEnvironment({
+      applicationsTable,
+      idempotencyTable: tableName(project, ANALYTICS_TABLES.idempotency),
+      streamName,
+    });
+    const setupEnv = warehouseSetupEnvironment({ streamName });
     const fn = (name: string) => `${project}-analytics-${name}`;
     const api = await startApiGatewayEmulator({
       api: analyticsApiDefinition(config),
@@ -70,11 +77,14 @@ export async function startLocalAnalytics(opts: {
       lambdas: {
         'analytics-admin': {
           kind: 'buffered',
-          handler: createAdmin(env, { dynamodb: dynamo.client(), logger: logger('analytics-admin') }),
+          handler: createAdmin(keyStoresEnv, {
+            dynamodb: dynamo.client(),
+            logger: logger('analytics-admin'),
+          }),
         },
         'analytics-events': {
           kind: 'buffered',
-          handler: createEvents(env, {
+          handler: createEvents(eventsEnv, {
             dynamodb: dynamo.client(),
             kinesis: kinesis.client(),
             logger: logger('analytics-events'),
@@ -82,12 +92,12 @@ export async function startLocalAnalytics(opts: {
         },
         'analytics-warehouse-setup': {
           kind: 'buffered',
-          handler: createSetup(env, { logger: logger('analytics-warehouse-setup') }),
+          handler: createSetup(setupEnv, { logger: logger('analytics-warehouse-setup') }),
         },
       },
       authorizers: {
         'analytics-api-key': {
-          handler: createAuthorizer(env, {
+          handler: createAuthorizer(keyStoresEnv, {
             dynamodb: dynamo.client(),
             logger: logger('analytics-authorizer'),
           }),

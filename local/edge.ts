@@ -4,13 +4,12 @@
  * stacks give them. Their AWS calls go to the loopback stand-ins (real SDK clients), their HTTPS calls
  * to the accelerator / ALB names, which resolve to 127.0.0.1.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { createHandler as createAggregator } from '../lambda/aggregator/index.js';
-import { settingsFromEnv } from '../lambda/aggregator/config.js';
+import { aggregatorEnvironment } from '../lambda/aggregator/config.js';
+import { createHandlerFromEnv as createAggregator } from '../lambda/aggregator/index.js';
 import { createHandlerFromEnv as createControlPlaneProxy } from '../lambda/control-plane-proxy/index.js';
 import { createStreamingHandlerFromEnv as createInferenceProxy } from '../lambda/inference-stream-proxy/index.js';
-import { createLogger, silentLogger, type EdgeLogger } from '../lambda/shared/logger.js';
-import { discoveryFromEnv } from '../lambda/shared/regional-apis.js';
+import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { proxyEnvironment } from '../lambda/shared/proxy-config.js';
 import { streamifyResponse } from '../lambda/shared/streaming.js';
 import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../lib/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
@@ -48,25 +47,29 @@ export interface LocalEdge {
   close(): Promise<void>;
 }
 
-/** The proxies' environment, as the stacks set it (docs/edge-lambdas.md). */
-function proxyEnvironment(opts: EdgeOptions, region: string, mode: 'global' | 'regional'): NodeJS.ProcessEnv {
+/** The proxies' environment, as the stacks set it, with the local listener ports. */
+function proxyEnv(opts: EdgeOptions, region: string, mode: 'global' | 'regional'): NodeJS.ProcessEnv {
   const common = {
-    MODE: mode,
-    BACKEND_HOSTNAME: opts.config.backendHostname,
-    INTERNAL_CA_PEM: opts.caPem,
-    SIGNING_KEY_SECRET_ARN: opts.signingKeySecretArn(region),
-    AWS_REGION: region,
+    backendHostname: opts.config.backendHostname,
+    caPem: opts.caPem,
+    signingKeySecretArn: opts.signingKeySecretArn(region),
   };
   if (mode === 'global') {
-    return {
+    return proxyEnvironment({
       ...common,
-      ACCELERATOR_DNS: opts.accelerator.dnsName,
-      BACKEND_PORT: String(opts.accelerator.port),
-    };
+      mode,
+      acceleratorDns: opts.accelerator.dnsName,
+      backendPort: opts.accelerator.port,
+    });
   }
   const alb = opts.albs[region];
   if (alb === undefined) throw new Error(`no ALB for region ${region}`);
-  return { ...common, ALB_HOST_PARAMETER: albHostParameterName(opts.config), BACKEND_PORT: String(alb.port) };
+  return proxyEnvironment({
+    ...common,
+    mode,
+    albHostParameter: albHostParameterName(opts.config),
+    backendPort: alb.port,
+  });
 }
 
 /** The control-plane and inference proxies of one API, from their factories. */
@@ -76,7 +79,7 @@ function proxyLambdas(
   mode: 'global' | 'regional',
   logger: (service: string) => EdgeLogger,
 ): Partial<Record<RouteHandler, LambdaBinding>> {
-  const env = proxyEnvironment(opts, region, mode);
+  const env = proxyEnv(opts, region, mode);
   const lookup = loopbackLookup([
     opts.accelerator.dnsName,
     ...Object.values(opts.albs).map((a) => a.dnsName),
@@ -99,7 +102,7 @@ function proxyLambdas(
 export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
   const { config } = opts;
   const logger = (service: string): EdgeLogger =>
-    opts.logs === 'json' ? createLogger(service) : silentLogger;
+    opts.logs === 'json' ? createLogger(service) : discardingLogger;
   const started: ApiGatewayEmulator[] = [];
   const close = async () => {
     await Promise.all(started.map((api) => api.close().catch(() => undefined)));
@@ -129,13 +132,12 @@ export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
     }
 
     // The aggregator: discovery from SSM and the expected regions, exactly the stack's variables.
-    const aggregatorEnv = {
-      REGIONAL_API_PARAMETER_PATH: regionalApiParameterPath(config),
-      REGIONS: config.regions.join(','),
-      AWS_REGION: config.globalRegion,
-    };
-    const aggregator = createAggregator({
-      discovery: discoveryFromEnv(aggregatorEnv, { ssmClient: opts.aws.ssmClient(config.globalRegion) }),
+    const aggregatorEnv = aggregatorEnvironment({
+      discovery: { source: 'ssm', parameterPath: regionalApiParameterPath(config) },
+      expectedRegions: config.regions,
+    });
+    const aggregator = createAggregator(aggregatorEnv, {
+      ssmClient: opts.aws.ssmClient(config.globalRegion),
       credentials: {
         accessKeyId: opts.credentials.aggregator.accessKeyId,
         secretAccessKey: opts.credentials.aggregator.secretAccessKey,
@@ -143,11 +145,7 @@ export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
           ? { sessionToken: opts.credentials.aggregator.sessionToken }
           : {}),
       },
-      settings: settingsFromEnv(aggregatorEnv),
-      logger: new Logger({
-        serviceName: 'aggregator',
-        ...(opts.logs === 'json' ? {} : { logLevel: 'SILENT' }),
-      }),
+      logger: logger('aggregator'),
     });
 
     const globalApi = await startApiGatewayEmulator({

@@ -29,7 +29,7 @@ import {
   type ModelServerOptions,
 } from './model-server.js';
 import { LOCAL_HOST, startLocalRegion, type LocalRegion } from './region.js';
-import { createTestCa } from './tls.js';
+import { createLocalCa } from './tls.js';
 
 export { LOCAL_HOST } from './region.js';
 export const DEFAULT_REGION = 'us-east-1';
@@ -136,7 +136,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
   };
 
   try {
-    const ca = createTestCa('gco-platform local internal CA');
+    const ca = createLocalCa('gco-platform local internal CA');
     const credentials = createLocalCredentials({
       partition: partition.partition,
       accountId: LOCAL_ACCOUNT_ID,

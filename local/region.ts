@@ -29,7 +29,7 @@ import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
 import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';
 import { startOpenCostStandIn } from './opencost-stand-in.js';
 import { startLocalS3 } from './s3.js';
-import type { TestCa } from './tls.js';
+import type { LocalCa } from './tls.js';
 
 export const LOCAL_HOST = '127.0.0.1';
 /** What every spot price is locally (no EC2 to ask); LOCAL_SPOT_PRICE overrides it. */
@@ -41,7 +41,7 @@ export interface LocalRegionOptions {
   accountId: string;
   /** Host name the ALB's certificate is issued for (`backend.<project>.<internal_domain>`). */
   backendHostname: string;
-  ca: TestCa;
+  ca: LocalCa;
   signingKey: string;
   /** The global region's DynamoDB (central tables). */
   central: LocalDynamo;

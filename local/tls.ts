@@ -1,11 +1,10 @@
 /**
- * A throw-away certificate authority for the local platform and tests: real TLS wherever the spec has TLS
- * (the ALB's re-encryption to the services, the internal CA the edge and the services verify, model
- * servers, webhook receivers), with certificates that exist only for the life of the process.
+ * The local platform's certificate authority: real TLS wherever the spec has TLS (the ALB's
+ * re-encryption to the services, the internal CA the edge and the services verify, model servers,
+ * webhook receivers). It issues through the deploy-time CA's own code (lambda/internal-ca/pki.ts); its
+ * certificates exist only for the life of the process.
  */
-import { isIP } from 'node:net';
-import forge from 'node-forge';
-import { certificateSerial } from '../lambda/internal-ca/pki.js';
+import { generateCa, issueServerCertificate } from '../lambda/internal-ca/pki.js';
 
 export interface IssuedCertificate {
   /** PEM private key. */
@@ -14,56 +13,26 @@ export interface IssuedCertificate {
   cert: string;
 }
 
-export interface TestCa {
+export interface LocalCa {
   /** PEM certificate of the CA: what clients trust. */
   readonly cert: string;
-  /** Issues a server certificate for DNS names and/or IP addresses. */
+  /** Issues a server certificate for DNS names and/or IP addresses (the first is the common name). */
   issue(names: readonly string[]): IssuedCertificate;
 }
 
-// 2048-bit RSA keeps generation fast enough for tests (~100 ms per key) while being a real key size.
-const KEY_BITS = 2048;
+/**
+ * A CA that lives a week with a 2048-bit key: generated in a fraction of the deploy-time 3072-bit key's
+ * time (tests create many), still a real key size.
+ */
+const LOCAL_CA = { keyBits: 2048, validityDays: 7 } as const;
 
-export function createTestCa(commonName = 'gco-platform local CA'): TestCa {
-  const caKeys = forge.pki.rsa.generateKeyPair(KEY_BITS);
-  const caCert = forge.pki.createCertificate();
-  caCert.publicKey = caKeys.publicKey;
-  caCert.serialNumber = certificateSerial();
-  caCert.validity.notBefore = new Date(Date.now() - 60_000);
-  caCert.validity.notAfter = new Date(Date.now() + 7 * 86_400_000);
-  const caName = [{ name: 'commonName', value: commonName }];
-  caCert.setSubject(caName);
-  caCert.setIssuer(caName);
-  caCert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  caCert.sign(caKeys.privateKey, forge.md.sha256.create());
-
+export function createLocalCa(commonName = 'gco-platform local CA'): LocalCa {
+  const ca = generateCa(commonName, new Date(), LOCAL_CA);
   return {
-    cert: forge.pki.certificateToPem(caCert),
+    cert: ca.certificatePem,
     issue(names) {
-      if (names.length === 0) throw new Error('a certificate needs at least one DNS name or IP address');
-      const keys = forge.pki.rsa.generateKeyPair(KEY_BITS);
-      const cert = forge.pki.createCertificate();
-      cert.publicKey = keys.publicKey;
-      cert.serialNumber = certificateSerial();
-      cert.validity.notBefore = new Date(Date.now() - 60_000);
-      cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-      cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }]);
-      cert.setIssuer(caCert.subject.attributes);
-      cert.setExtensions([
-        { name: 'basicConstraints', cA: false },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        {
-          name: 'subjectAltName',
-          altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })),
-        },
-      ]);
-      cert.sign(caKeys.privateKey, forge.md.sha256.create());
-      return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
+      const pair = issueServerCertificate(ca, names);
+      return { key: pair.privateKeyPem, cert: pair.certificatePem };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { RegionalApi, RegionProblem } from '../shared/regional-apis.js';
 import {
-  signRequest,
+  signSigV4,
   type AwsCredentialIdentity,
   type AwsCredentialIdentityProvider,
   type QueryParameters,
@@ -68,7 +68,7 @@ async function exchange(
 ): Promise<RegionResult> {
   let signed;
   try {
-    signed = await signRequest({
+    signed = await signSigV4({
       method: call.method,
       baseUrl: api.url,
       path: call.path,

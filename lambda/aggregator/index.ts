@@ -1,13 +1,14 @@
 /**
- * Cross-region aggregator behind the global API's /api/v1/global/* routes (seed 001, "Fan-out";
- * docs/aggregator.md). Discovers every regional API, calls the matching regional route on all of them
+ * Cross-region aggregator behind the global API's /api/v1/global/* routes (docs/aggregator.md). Discovers every regional API, calls the matching regional route on all of them
  * in parallel with SigV4 from its own role, and merges the answers by region. A failed or slow region
  * is reported in place of its answer; it never fails or empties the whole answer.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { answerInternalError, entryPoint } from '../shared/entry-point.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import {
-  discoveryFromEnv,
+  discoveryFor,
   withExpectedRegions,
   type DiscoveryResult,
   type RegionalApiDiscovery,
@@ -18,10 +19,11 @@ import {
   type AwsCredentialIdentityProvider,
   type QueryParameters,
 } from '../shared/sigv4.js';
-import { DEFAULT_BUDGET_MS, settingsFromEnv, type AggregatorSettings } from './config.js';
+import { DEFAULT_BUDGET_MS, readAggregatorConfig, type AggregatorSettings } from './config.js';
 import { fanOut, type RegionCall, type RegionResult } from './fan-out.js';
 import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
 
+export const SERVICE_NAME = 'aggregator';
 export const TARGET_REGION_HEADER = 'x-svc-target-region';
 /** Kept back from Lambda's own remaining time so the merged answer is still returned before the kill. */
 export const LAMBDA_MARGIN_MS = 1_000;
@@ -37,7 +39,7 @@ export interface AggregatorDeps {
   discovery: RegionalApiDiscovery;
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   settings?: Partial<AggregatorSettings>;
-  logger?: Logger;
+  logger?: EdgeLogger;
   now?: () => Date;
 }
 
@@ -162,7 +164,7 @@ async function within<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): 
 }
 
 export function createHandler(deps: AggregatorDeps): AggregatorHandler {
-  const logger = deps.logger ?? new Logger({ serviceName: 'aggregator' });
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const budgetMs = deps.settings?.budgetMs ?? DEFAULT_BUDGET_MS;
   const regionTimeoutMs = deps.settings?.regionTimeoutMs;
   const expectedRegions = deps.settings?.expectedRegions ?? [];
@@ -170,7 +172,6 @@ export function createHandler(deps: AggregatorDeps): AggregatorHandler {
 
   return async (event, context) => {
     const started = performance.now();
-    if (context?.awsRequestId) logger.appendKeys({ request_id: context.awsRequestId });
     // Same rule as the control-plane proxy: the target region is chosen by the path, never by a header.
     if (hasTargetRegionHeader(event)) {
       return message(
@@ -264,34 +265,36 @@ export function createHandler(deps: AggregatorDeps): AggregatorHandler {
   };
 }
 
-const logger = new Logger({ serviceName: 'aggregator' });
-let fromEnv: AggregatorHandler | undefined;
+export interface AggregatorFromEnvOptions {
+  /** Reads the discovery parameters (default: a client in REGIONAL_API_PARAMETER_REGION). */
+  ssmClient?: Pick<SSMClient, 'send'>;
+  /** Signs the regional calls (default: the function's role). */
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  logger?: EdgeLogger;
+}
 
-/** Lambda entry point; configuration comes from the environment (docs/aggregator.md). */
-export const handler = async (
-  event: APIGatewayProxyEvent,
-  context: Context,
-): Promise<APIGatewayProxyResult> => {
-  if (!fromEnv) {
-    try {
-      fromEnv = createHandler({
-        discovery: discoveryFromEnv(process.env, {
-          onStale: (error) =>
-            logger.warn('regional API discovery refresh failed; serving the cached list', {
-              error: error instanceof Error ? error.message : String(error),
-            }),
+/** Builds the handler from the environment (docs/aggregator.md, "Configuration"). */
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: AggregatorFromEnvOptions = {},
+): AggregatorHandler {
+  const config = readAggregatorConfig(env);
+  const logger = opts.logger ?? createLogger(SERVICE_NAME);
+  return createHandler({
+    discovery: discoveryFor(config.discovery, {
+      ...(opts.ssmClient ? { ssmClient: opts.ssmClient } : {}),
+      onStale: (error) =>
+        logger.warn('regional API discovery refresh failed; serving the cached list', {
+          error: error instanceof Error ? error.message : String(error),
         }),
-        credentials: roleCredentials(),
-        settings: settingsFromEnv(process.env),
-        logger,
-      });
-    } catch (error) {
-      // Reported on every request (not a crash loop) so the reason is in the logs next to the calls.
-      logger.error('aggregator configuration is invalid', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return message(500, 'The aggregator is misconfigured');
-    }
-  }
-  return fromEnv(event, context);
-};
+    }),
+    credentials: opts.credentials ?? roleCredentials(),
+    settings: config,
+    logger,
+  });
+}
+
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts). */
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

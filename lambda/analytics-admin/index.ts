@@ -1,19 +1,20 @@
 /**
- * Administrative routes of the game-analytics API (seed 002): applications and their API keys. API
- * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the seed's shapes; every error is
+ * Administrative routes of the game-analytics API: applications and their API keys. API
+ * Gateway REST (Lambda proxy, IAM-authorized) → JSON answers in the API's shapes; every error is
  * `{"message":"…"}` naming the field or the missing resource. Rules: docs/analytics-api.md.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
-import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
+import { answerInternalError, entryPoint } from '../shared/entry-point.js';
+import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { enabledInput, namedInput, pathId } from '../shared/analytics/admin-input.js';
 import type { ApiKeyStore } from '../shared/analytics/api-key-store.js';
 import type { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { keyStoresFromEnv } from '../shared/analytics/key-stores.js';
-import { jsonResult, rawBody } from '../shared/analytics/http.js';
+import { rawBody } from '../shared/analytics/http.js';
 import { AdminOperations } from './operations.js';
 
 export const SERVICE_NAME = 'analytics-admin';
@@ -86,38 +87,27 @@ export function createHandler(deps: AdminDeps): AdminHandler {
     ...(deps.keyIndexWaitMs !== undefined ? { keyIndexWaitMs: deps.keyIndexWaitMs } : {}),
   });
 
-  return async (event, context) => {
+  return async (event) => {
     const started = Date.now();
-    const log = {
+    const fields = {
       request_id: event.requestContext?.requestId,
-      lambda_request_id: context.awsRequestId,
       method: event.httpMethod,
       resource: event.resource,
     };
     try {
       const methods = ADMIN_ROUTES[event.resource];
-      if (methods === undefined) throw new ProxyError(404, 'Not found', 'unknown_route');
+      if (methods === undefined) throw new ApiError(404, 'Not found', 'unknown_route');
       const operation = methods[event.httpMethod];
       if (operation === undefined) {
-        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
           allow: Object.keys(methods).join(', '),
         });
       }
       const body = await operation(ops, event);
-      logger.info('admin request', { ...log, status: 200, duration_ms: Date.now() - started });
+      logger.info('admin request', { ...fields, status: 200, duration_ms: Date.now() - started });
       return jsonResult(200, body);
     } catch (error) {
-      const failure = toProxyError(error);
-      const fields = {
-        ...log,
-        status: failure.statusCode,
-        reason: failure.reason,
-        duration_ms: Date.now() - started,
-        ...describeError(failure.cause),
-      };
-      if (failure.statusCode >= 500) logger.error('admin request failed', fields);
-      else logger.warn('admin request refused', { ...fields, message: failure.message });
-      return errorResult(failure);
+      return errorResult(requestFailure(error, { logger, label: 'admin request', started, fields }));
     }
   };
 }
@@ -141,7 +131,7 @@ export function createHandlerFromEnv(
   });
 }
 
-/** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: AdminHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
-  createHandlerFromEnv(process.env, { logger }),
-);
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts). */
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

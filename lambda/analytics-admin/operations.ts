@@ -1,10 +1,10 @@
 /**
- * The administrative operations of seed 002 over the two stores, answering the seed's shapes exactly:
- * Application, {Applications, Count}, Authorization, {Authorizations, Count}, {Enabled}, and a plain
- * JSON string for deletions. Failures are ProxyErrors (400/404) the handler turns into `{"message"}`.
+ * The administrative operations over the two stores, answering the API's shapes exactly
+ * (docs/analytics-api.md): Application, {Applications, Count}, Authorization, {Authorizations, Count},
+ * {Enabled}, and a plain JSON string for deletions. Failures are ApiErrors (400/404) the handler turns into `{"message"}`.
  */
 import { randomUUID } from 'node:crypto';
-import { ProxyError } from '../shared/errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
 import type { NamedInput } from '../shared/analytics/admin-input.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../shared/analytics/api-keys.js';
@@ -37,11 +37,11 @@ export interface AdminOperationsDeps {
 const DEFAULT_KEY_INDEX_WAIT_MS = 5_000;
 
 const applicationNotFound = (id: string) =>
-  new ProxyError(404, `Application ${id} not found`, 'application_not_found');
+  new ApiError(404, `Application ${id} not found`, 'application_not_found');
 const keyNotFound = (applicationId: string, apiKeyId: string) =>
-  new ProxyError(404, `Authorization ${apiKeyId} not found in application ${applicationId}`, 'key_not_found');
+  new ApiError(404, `Authorization ${apiKeyId} not found in application ${applicationId}`, 'key_not_found');
 
-/** The seed's Authorization: the masked value unless the full one is given (creation only). */
+/** The API's Authorization: the masked value unless the full one is given (creation only). */
 function authorization(item: ApiKeyItem, fullValue?: string): Authorization {
   return {
     ApiKeyId: item.ApiKeyId,

@@ -16,9 +16,9 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { entryPoint } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { lazyHandler } from '../shared/proxy-runtime.js';
 import { hashApiKey, isWellFormedApiKey, keyFingerprint } from '../shared/analytics/api-keys.js';
 import type { ApiKeyStore } from '../shared/analytics/api-key-store.js';
 import type { ApplicationStore } from '../shared/analytics/applications-store.js';
@@ -54,9 +54,9 @@ const BEARER_RE = /^Bearer\s+/i;
 export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
 
-  return async (event, context) => {
+  return async (event) => {
     const started = Date.now();
-    const log = { request_id: event.requestContext?.requestId, lambda_request_id: context.awsRequestId };
+    const log = { request_id: event.requestContext?.requestId };
     const deny = (reason: string, fields: Record<string, unknown> = {}): never => {
       logger.warn('api key refused', { ...log, reason, ...fields, duration_ms: Date.now() - started });
       throw new Error(UNAUTHORIZED);
@@ -138,14 +138,12 @@ export function createHandlerFromEnv(
   });
 }
 
-let moduleLogger: EdgeLogger | undefined;
-const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
+const logger = createLogger(SERVICE_NAME);
 
-/** Lambda entry point. A configuration error fails every request with a 500 (never a cached 401). */
-export const handler: AuthorizerHandler = lazyHandler(
-  () => createHandlerFromEnv(process.env, { logger: getLogger() }),
-  async () => {
-    throw new AuthorizerUnavailableError('analytics authorizer is not configured');
-  },
-  getLogger,
-);
+/**
+ * Lambda entry point (lambda/shared/entry-point.ts). A configuration error fails every request with a
+ * 500 (never a cached 401).
+ */
+export const handler = entryPoint(logger, createHandlerFromEnv, async (error) => {
+  throw new AuthorizerUnavailableError('analytics authorizer is not configured', { cause: error });
+});

@@ -1,5 +1,5 @@
 /**
- * The answer to an event batch (seed 002): Total, FailedRecordCount and one result per event in input
+ * The answer to an event batch (docs/analytics-api.md): Total, FailedRecordCount and one result per event in input
  * order. Error codes: InvalidEvent (with a short ErrorMessage), ThroughputExceeded and InternalFailure
  * (the stream did not take the record; both are retryable).
  */

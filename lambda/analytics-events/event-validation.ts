@@ -1,6 +1,6 @@
 /**
- * Validation of one game event and its stream record. Seed 002 leaves the event fields open; this API
- * fixes them (docs/analytics-api.md, "Events"):
+ * Validation of one game event and its stream record: the API's event fields (docs/analytics-api.md,
+ * "Events"):
  *
  * - event_id: an RFC 9562 UUID (any version 1–8, e.g. v4 or time-ordered v7); the record's partition key;
  * - event_type, event_name: non-empty strings of at most 256 characters;

@@ -1,5 +1,5 @@
 /**
- * `POST /applications/{APPLICATION_ID}/events` (seed 002), behind the API-key REQUEST authorizer.
+ * `POST /applications/{APPLICATION_ID}/events`, behind the API-key REQUEST authorizer.
  *
  * Order of checks: the authorizer's applicationId must equal the path's (403); the raw body must be at
  * most 5 MiB (413, before parsing); the application must still exist, read consistently, so a deleted
@@ -12,33 +12,27 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
-import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
+import { answerInternalError, entryPoint } from '../shared/entry-point.js';
+import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { EnvReader } from '../shared/proxy-config.js';
-import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { pathId } from '../shared/analytics/admin-input.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
-import { applicationsTable, eventsStreamName, idempotencyTable } from '../shared/analytics/config.js';
-import {
-  isPlainObject,
-  jsonResult,
-  parseJsonBody,
-  rawBody,
-  rejectUnknownFields,
-} from '../shared/analytics/http.js';
+import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../shared/analytics/http.js';
 import { canonicalUuid } from '../shared/analytics/ids.js';
 import type { BackoffPolicy } from '../shared/analytics/backoff.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from './config.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 
 export const SERVICE_NAME = 'analytics-events';
 export const MAX_EVENTS = 500;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
-export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 3600;
 /** Stream writes stop this long before the function's remaining time runs out (answer + record save). */
 export const DEADLINE_MARGIN_MS = 2_000;
 /** And never run past this, whatever the function timeout: the REST integration gives up at 29 s. */
@@ -50,9 +44,8 @@ export type EventsEvent = Pick<
 > & {
   requestContext: { requestId?: string; authorizer?: Record<string, unknown> | null };
 };
-export type EventsContext = Pick<Context, 'awsRequestId'> &
-  Partial<Pick<Context, 'getRemainingTimeInMillis'>>;
-export type EventsHandler = (event: EventsEvent, context: EventsContext) => Promise<APIGatewayProxyResult>;
+/** The whole Lambda context: idempotency records how long the invocation has left. */
+export type EventsHandler = (event: EventsEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface EventsDeps {
   applications: ApplicationStore;
@@ -66,18 +59,17 @@ export interface EventsDeps {
   backoff?: BackoffPolicy;
 }
 
-const forbidden = (reason: string) => new ProxyError(403, 'Forbidden', reason);
+const forbidden = (reason: string) => new ApiError(403, 'Forbidden', reason);
 
 /** `{"Events":[…]}` with 1–500 entries; the entries themselves are judged one by one later. */
 function eventsOf(body: unknown): unknown[] {
-  if (!isPlainObject(body))
-    throw new ProxyError(400, 'Request body must be a JSON object', 'body_not_object');
+  if (!isPlainObject(body)) throw new ApiError(400, 'Request body must be a JSON object', 'body_not_object');
   rejectUnknownFields(body, ['Events']);
   const events = body['Events'];
-  if (events === undefined) throw new ProxyError(400, 'Events is required', 'invalid_field');
-  if (!Array.isArray(events)) throw new ProxyError(400, 'Events must be an array', 'invalid_field');
+  if (events === undefined) throw new ApiError(400, 'Events is required', 'invalid_field');
+  if (!Array.isArray(events)) throw new ApiError(400, 'Events must be an array', 'invalid_field');
   if (events.length < 1 || events.length > MAX_EVENTS) {
-    throw new ProxyError(400, `Events must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
+    throw new ApiError(400, `Events must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
   }
   return events;
 }
@@ -99,16 +91,12 @@ export function createHandler(deps: EventsDeps): EventsHandler {
 
   return async (event, context) => {
     const started = Date.now();
-    const remaining = context.getRemainingTimeInMillis?.bind(context);
     const deadline =
-      started + Math.min(MAX_WRITE_WINDOW_MS, (remaining?.() ?? Infinity) - DEADLINE_MARGIN_MS);
-    const log: Record<string, unknown> = {
-      request_id: event.requestContext.requestId,
-      lambda_request_id: context.awsRequestId,
-    };
+      started + Math.min(MAX_WRITE_WINDOW_MS, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
+    const log: Record<string, unknown> = { request_id: event.requestContext.requestId };
     try {
       if (event.httpMethod !== 'POST')
-        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
       const applicationId = pathId(event.pathParameters, APPLICATION_ID_PARAM);
       log['application_id'] = applicationId;
       const authorized = event.requestContext.authorizer?.['applicationId'];
@@ -118,11 +106,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
       log['api_key_id'] = event.requestContext.authorizer?.['apiKeyId'];
       const bytes = rawBody(event);
       if (bytes.length > MAX_BODY_BYTES) {
-        throw new ProxyError(
-          413,
-          `Request body too large (at most ${MAX_BODY_BYTES} bytes)`,
-          'body_too_large',
-        );
+        throw new ApiError(413, `Request body too large (at most ${MAX_BODY_BYTES} bytes)`, 'body_too_large');
       }
       if (!(await deps.applications.exists(applicationId))) throw forbidden('application_deleted');
       const events = eventsOf(parseJsonBody(bytes));
@@ -132,7 +116,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
         events,
         receivedAt: now().getTime(),
         deadline,
-        ...(remaining ? { remainingTimeMs: remaining } : {}),
+        lambdaContext: context,
       });
       logger.info('events batch', {
         ...log,
@@ -145,27 +129,21 @@ export function createHandler(deps: EventsDeps): EventsHandler {
       });
       return jsonResult(200, result);
     } catch (error) {
-      const failure = inProgress(error) ?? toProxyError(error);
-      const fields = {
-        ...log,
-        status: failure.statusCode,
-        reason: failure.reason,
-        duration_ms: Date.now() - started,
-        ...describeError(failure.cause ?? error),
-      };
-      if (failure.statusCode >= 500) logger.error('events batch failed', fields);
-      else logger.warn('events batch refused', { ...fields, message: failure.message });
-      return errorResult(failure);
+      const failure = error instanceof IdempotencyAlreadyInProgressError ? inProgress(error) : error;
+      return errorResult(requestFailure(failure, { logger, label: 'events batch', started, fields: log }));
     }
   };
 }
 
 /** The same batch is being written by another invocation right now: the caller should retry shortly. */
-function inProgress(error: unknown): ProxyError | undefined {
-  if (!(error instanceof Error) || error.name !== 'IdempotencyAlreadyInProgressError') return undefined;
-  return new ProxyError(409, 'An identical batch is being processed; retry later', 'batch_in_progress', {
-    'retry-after': '1',
-  });
+function inProgress(cause: IdempotencyAlreadyInProgressError): ApiError {
+  return new ApiError(
+    409,
+    'An identical batch is being processed; retry later',
+    'batch_in_progress',
+    { 'retry-after': '1' },
+    { cause },
+  );
 }
 
 export interface EventsFromEnvOptions {
@@ -179,25 +157,23 @@ export function createHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: EventsFromEnvOptions = {},
 ): EventsHandler {
-  const r = new EnvReader(env);
-  const applications = applicationsTable(r);
-  const idempotency = idempotencyTable(r);
-  const streamName = eventsStreamName(r);
-  const ttl = r.integer('IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY_TTL_SECONDS, 60, 604_800);
-  r.finish();
+  const config = readEventsConfig(env);
   const dynamodb = options.dynamodb ?? new DynamoDBClient({});
   return createHandler({
-    applications: new ApplicationStore(DynamoDBDocumentClient.from(dynamodb), applications),
+    applications: new ApplicationStore(DynamoDBDocumentClient.from(dynamodb), config.applicationsTable),
     kinesis: options.kinesis ?? new KinesisClient({}),
-    streamName,
-    persistence: new DynamoDBPersistenceLayer({ tableName: idempotency, awsSdkV3Client: dynamodb }),
-    idempotencyTtlSeconds: ttl,
+    streamName: config.streamName,
+    persistence: new DynamoDBPersistenceLayer({
+      tableName: config.idempotencyTable,
+      awsSdkV3Client: dynamodb,
+    }),
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
 }
 
-/** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: EventsHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
-  createHandlerFromEnv(process.env, { logger }),
-);
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts). */
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

@@ -11,7 +11,11 @@
  * round finished gets the last answer. Round 0 fresh in this invocation is answered as is: its retries
  * already used this invocation's deadline.
  */
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyConfig,
+  IdempotencyPersistenceLayerError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
 import { describeError } from '../shared/errors.js';
@@ -34,7 +38,8 @@ export interface BatchInput {
   readonly receivedAt: number;
   /** Epoch ms by which stream writes must be finished. */
   readonly deadline: number;
-  readonly remainingTimeMs?: () => number;
+  /** The invocation's context: an in-progress record expires when the invocation would have ended. */
+  readonly lambdaContext: Context;
 }
 
 export interface IngestOutcome {
@@ -55,24 +60,6 @@ export interface BatchIngestorDeps {
   writer: KinesisWriter;
   logger: EdgeLogger;
   expiresAfterSeconds: number;
-}
-
-/** Powertools reads only getRemainingTimeInMillis (in-progress expiry); the rest is filler. */
-function lambdaContext(remainingTimeMs: () => number): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: '',
-    functionVersion: '',
-    invokedFunctionArn: '',
-    memoryLimitInMB: '',
-    awsRequestId: '',
-    logGroupName: '',
-    logStreamName: '',
-    getRemainingTimeInMillis: remainingTimeMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 export class BatchIngestor {
@@ -107,8 +94,8 @@ export class BatchIngestor {
     const config = new IdempotencyConfig({
       expiresAfterSeconds: this.deps.expiresAfterSeconds,
       hashFunction: 'sha256',
-      ...(input.remainingTimeMs ? { lambdaContext: lambdaContext(input.remainingTimeMs) } : {}),
     });
+    config.registerLambdaContext(input.lambdaContext);
     const run = makeIdempotent(
       async (_key: IdempotencyKey): Promise<BatchResult> => {
         fresh = await fn();
@@ -122,11 +109,7 @@ export class BatchIngestor {
       return { result, fresh: fresh !== undefined };
     } catch (error) {
       // The events are in the stream but the answer could not be stored: still answer what happened.
-      if (
-        fresh !== undefined &&
-        error instanceof Error &&
-        error.name === 'IdempotencyPersistenceLayerError'
-      ) {
+      if (fresh !== undefined && error instanceof IdempotencyPersistenceLayerError) {
         this.deps.logger.error('batch written but its idempotency record was not saved', {
           application_id: input.applicationId,
           round,

@@ -1,5 +1,5 @@
 /**
- * `POST /redshift/setup` and `POST /applications/redshift/setup` (seed 002): creates the warehouse
+ * `POST /redshift/setup` and `POST /applications/redshift/setup`: creates the warehouse
  * objects over the events stream through the Redshift Data API (sql.ts), one statement after another,
  * polling DescribeStatement. Answers:
  * - warehouse not configured (no REDSHIFT_WORKGROUP_NAME) → 400;
@@ -15,28 +15,22 @@ import {
   type StatusString,
 } from '@aws-sdk/client-redshift-data';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ANALYTICS_ENV } from '../../lib/analytics-resources.js';
-import { describeError, errorResult, MESSAGES, ProxyError, toProxyError } from '../shared/errors.js';
+import { answerInternalError, entryPoint } from '../shared/entry-point.js';
+import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { EnvReader } from '../shared/proxy-config.js';
-import { apiEntryPoint } from '../shared/analytics/entry-point.js';
 import { sleep } from '../shared/analytics/backoff.js';
-import { eventsStreamName } from '../shared/analytics/config.js';
-import { jsonResult } from '../shared/analytics/http.js';
-import { isRoleArn, setupStatements, type SetupStatement } from './sql.js';
+import { DEFAULT_WAIT_MS, readWarehouseSetupConfig, type WarehouseSettings } from './config.js';
+import { setupStatements, type SetupStatement } from './sql.js';
 
 export const SERVICE_NAME = 'analytics-warehouse-setup';
-export const DEFAULT_WAIT_MS = 25_000;
-export const DEFAULT_DATABASE = 'dev';
 export const NOT_CONFIGURED_MESSAGE =
   'The analytics warehouse is not configured: deploy with a Redshift Serverless workgroup to use setup';
 /** Redshift error texts can be long; callers get the start. */
 const MAX_ERROR_CHARS = 300;
 
-export interface WarehouseConfig {
-  readonly workgroupName: string;
-  readonly database: string;
-  readonly streamRoleArn: string;
+/** The warehouse the statements run in, over the events stream. */
+export interface WarehouseConfig extends WarehouseSettings {
   readonly streamName: string;
 }
 
@@ -94,14 +88,14 @@ export function createHandler(deps: SetupDeps): SetupHandler {
           return { state: 'done' };
         }
         if (Status === 'FAILED' || Status === 'ABORTED') {
-          throw new ProxyError(
+          throw new ApiError(
             502,
             shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? Status.toLowerCase()}`),
             'statement_failed',
           );
         }
         if (!RUNNING.has(Status ?? '')) {
-          throw new ProxyError(
+          throw new ApiError(
             502,
             `Warehouse setup: unexpected statement status ${Status}`,
             'statement_status',
@@ -111,10 +105,10 @@ export function createHandler(deps: SetupDeps): SetupHandler {
         await sleep(poll);
       }
     } catch (error) {
-      if (error instanceof ProxyError) throw error;
+      if (error instanceof ApiError) throw error;
       const name = error instanceof Error ? error.name : 'Error';
       const message = error instanceof Error ? error.message : String(error);
-      throw new ProxyError(
+      throw new ApiError(
         502,
         shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
         'data_api_error',
@@ -128,16 +122,12 @@ export function createHandler(deps: SetupDeps): SetupHandler {
     const started = Date.now();
     const remaining = context.getRemainingTimeInMillis?.() ?? Infinity;
     const deadline = started + Math.min(waitMs, remaining - 1_500);
-    const log = {
-      request_id: event.requestContext?.requestId,
-      lambda_request_id: context.awsRequestId,
-      resource: event.resource,
-    };
+    const log = { request_id: event.requestContext?.requestId, resource: event.resource };
     try {
       if (event.httpMethod !== 'POST')
-        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
       const warehouse = deps.warehouse;
-      if (warehouse === undefined) throw new ProxyError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
+      if (warehouse === undefined) throw new ApiError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
       const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
       for (const [i, step] of steps.entries()) {
         const outcome = await runStep(warehouse, step, deadline);
@@ -156,17 +146,7 @@ export function createHandler(deps: SetupDeps): SetupHandler {
       logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
       return jsonResult(200, {});
     } catch (error) {
-      const failure = toProxyError(error);
-      const fields = {
-        ...log,
-        status: failure.statusCode,
-        reason: failure.reason,
-        duration_ms: Date.now() - started,
-        ...describeError(failure.cause ?? error),
-      };
-      if (failure.statusCode >= 500) logger.error('warehouse setup failed', fields);
-      else logger.warn('warehouse setup refused', fields);
-      return errorResult(failure);
+      return errorResult(requestFailure(error, { logger, label: 'warehouse setup', started, fields: log }));
     }
   };
 }
@@ -176,43 +156,20 @@ export interface SetupFromEnvOptions {
   logger?: EdgeLogger;
 }
 
-/** The warehouse settings, or undefined when REDSHIFT_WORKGROUP_NAME is unset (not configured). */
-export function readWarehouse(r: EnvReader): WarehouseConfig | undefined {
-  const streamName = eventsStreamName(r);
-  const workgroupName = r.optional(ANALYTICS_ENV.redshiftWorkgroup);
-  if (workgroupName === undefined) return undefined;
-  const streamRoleArn =
-    r.required(ANALYTICS_ENV.redshiftStreamRoleArn, 'role Redshift assumes to read the stream') ?? '';
-  if (streamRoleArn !== '' && !isRoleArn(streamRoleArn)) {
-    r.problems.push(
-      `${ANALYTICS_ENV.redshiftStreamRoleArn} must be an IAM role ARN, got ${JSON.stringify(streamRoleArn)}`,
-    );
-  }
-  return {
-    workgroupName,
-    database: r.optional(ANALYTICS_ENV.redshiftDatabase) ?? DEFAULT_DATABASE,
-    streamRoleArn,
-    streamName,
-  };
-}
-
 export function createHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: SetupFromEnvOptions = {},
 ): SetupHandler {
-  const r = new EnvReader(env);
-  const warehouse = readWarehouse(r);
-  const waitMs = r.integer('SETUP_WAIT_MS', DEFAULT_WAIT_MS, 1_000, 28_000);
-  r.finish();
+  const config = readWarehouseSetupConfig(env);
   return createHandler({
     redshiftData: options.redshiftData ?? new RedshiftDataClient({}),
-    warehouse,
-    waitMs,
+    warehouse: config.warehouse && { ...config.warehouse, streamName: config.streamName },
+    waitMs: config.waitMs,
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }
 
-/** Lambda entry point: configuration is read on the first invocation, not at import. */
-export const handler: SetupHandler = apiEntryPoint(SERVICE_NAME, (logger) =>
-  createHandlerFromEnv(process.env, { logger }),
-);
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts). */
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

@@ -7,82 +7,50 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { TargetResolver } from '../shared/backend-target.js';
+import { entryPoint } from '../shared/entry-point.js';
 import {
+  ApiError,
   describeError,
   errorBody,
   internalError,
-  JSON_CONTENT_TYPE,
   MESSAGES,
-  ProxyError,
-  toProxyError,
+  requestFailure,
 } from '../shared/errors.js';
 import { openResponse, responseHeaders } from '../shared/http-forward.js';
-import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { EnvReader, readProxyConfig, type ProxyConfig } from '../shared/proxy-config.js';
+import { JSON_CONTENT_TYPE } from '../shared/json-result.js';
+import { createLogger } from '../shared/logger.js';
 import {
   eventHeaders,
   prepareRequest,
   rejectForbidden,
-  signRequest,
+  requestBody,
   type ProxyEvent,
 } from '../shared/proxy-request.js';
 import {
   budgetMs,
-  currentSigningKey,
-  defaultAwsClients,
-  lazyHandler,
   proxyDeps,
+  requestLogFields,
+  signedForBackend,
   type FromEnvOptions,
   type ProxyContext,
-} from '../shared/proxy-runtime.js';
-import type { KeySource } from '../shared/signing-keys.js';
+  type ProxyDeps,
+} from '../shared/proxy-wiring.js';
 import {
   HttpResponseStream,
   streamifyResponse,
   type HttpIntegrationPrelude,
   type LambdaResponseStream,
 } from '../shared/streaming.js';
+import { DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_STREAM_TIMEOUT_MS, readInferenceProxyConfig } from './config.js';
 
 export const SERVICE_NAME = 'inference-stream-proxy';
-/** Seed: inference request bodies are limited to 1 MiB. */
+/** Inference request bodies are limited to 1 MiB (docs/edge-lambdas.md, "Request rules"). */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 export const ALLOWED_METHODS: readonly string[] = ['GET', 'HEAD', 'POST'];
-/**
- * Default wait for the backend's response headers. Edge-optimized APIs (the global API) drop a stream
- * that stays silent for 30 s, so the global default answers 504 at 28 s; regional endpoints allow
- * 5 minutes of idle time.
- */
-export const DEFAULT_HEADER_TIMEOUT_MS = { global: 28_000, regional: 290_000 } as const;
-/** Whole-stream cap, just under the 900 s function timeout so the proxy ends the stream itself. */
-export const DEFAULT_STREAM_TIMEOUT_MS = 895_000;
 
-export interface InferenceProxyConfig extends ProxyConfig {
-  readonly headerTimeoutMs: number;
-  readonly streamTimeoutMs: number;
-}
-
-/** Reads and validates the environment; throws ConfigError listing every problem. */
-export function loadConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  readFile?: (path: string) => string,
-): InferenceProxyConfig {
-  const r = new EnvReader(env);
-  const proxy = readProxyConfig(r, readFile);
-  const headerTimeoutMs = r.integer('HEADER_TIMEOUT_MS', DEFAULT_HEADER_TIMEOUT_MS[proxy.mode], 1, 895_000);
-  const streamTimeoutMs = r.integer('STREAM_TIMEOUT_MS', DEFAULT_STREAM_TIMEOUT_MS, 1, 900_000);
-  r.finish();
-  return Object.freeze({ ...proxy, headerTimeoutMs, streamTimeoutMs });
-}
-
-export interface InferenceProxyDeps {
-  keys: KeySource;
-  targets: TargetResolver;
-  hostHeader: string;
+export interface InferenceProxyDeps extends ProxyDeps {
   headerTimeoutMs?: number;
   streamTimeoutMs?: number;
-  logger?: EdgeLogger;
-  mode?: string;
 }
 
 export type InferenceStreamHandler = (
@@ -98,7 +66,7 @@ class StreamDeadlineError extends Error {
 }
 
 /** Answers with the proxy's own JSON error through the prelude (only before anything was streamed). */
-async function sendError(stream: LambdaResponseStream, error: ProxyError): Promise<void> {
+async function sendError(stream: LambdaResponseStream, error: ApiError): Promise<void> {
   const out = HttpResponseStream.from(stream, {
     statusCode: error.statusCode,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers },
@@ -123,12 +91,6 @@ export function preludeFor(res: IncomingMessage): HttpIntegrationPrelude {
   };
 }
 
-function requestBodyBytes(event: ProxyEvent): Buffer | undefined {
-  return typeof event.body === 'string' && event.body.length > 0
-    ? Buffer.from(event.body, 'utf8')
-    : undefined;
-}
-
 /** The streaming handler with injected dependencies (not yet wrapped by streamifyResponse). */
 export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStreamHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
@@ -137,47 +99,33 @@ export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStrea
 
   return async (event, responseStream, context) => {
     const started = Date.now();
-    const log = {
-      request_id: event.requestContext?.requestId,
-      lambda_request_id: context.awsRequestId,
-      method: event.httpMethod,
-      path: event.path,
-      mode: deps.mode,
-    };
+    const log = requestLogFields(event, deps.mode);
     let res: IncomingMessage;
     let backend: string;
     try {
       const method = (event.httpMethod ?? '').toUpperCase();
       if (!ALLOWED_METHODS.includes(method)) {
-        throw new ProxyError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
           allow: ALLOWED_METHODS.join(', '),
         });
       }
       rejectForbidden(event, eventHeaders(event));
-      const body = requestBodyBytes(event);
+      const body = requestBody(event);
       if (body !== undefined && body.length > MAX_REQUEST_BODY_BYTES) {
-        throw new ProxyError(413, MESSAGES.bodyTooLarge, 'body_too_large');
+        throw new ApiError(413, MESSAGES.bodyTooLarge, 'body_too_large');
       }
       const prepared = prepareRequest(event, { hostHeader: deps.hostHeader, body });
-      const target = await deps.targets.resolve({ invokedFunctionArn: context.invokedFunctionArn });
+      const { target, signed } = await signedForBackend(deps, prepared, context);
       backend = target.host;
-      const signed = signRequest(prepared, await currentSigningKey(deps.keys));
       res = await openResponse(target, signed, {
         deadlineAt: Date.now() + budgetMs(headerTimeoutMs, context),
         timeoutReason: 'backend_header_timeout',
       });
     } catch (error) {
-      const proxyError = toProxyError(error);
-      const fields = {
-        ...log,
-        status: proxyError.statusCode,
-        reason: proxyError.reason,
-        duration_ms: Date.now() - started,
-        ...describeError(proxyError.cause),
-      };
-      if (proxyError.statusCode >= 500) logger.error('request failed', fields);
-      else logger.warn('request refused', fields);
-      await sendError(responseStream, proxyError);
+      await sendError(
+        responseStream,
+        requestFailure(error, { logger, label: 'request', started, fields: log }),
+      );
       return;
     }
 
@@ -224,31 +172,22 @@ export function createStreamingHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   opts: FromEnvOptions = {},
 ): InferenceStreamHandler {
-  const logger = opts.logger ?? createLogger(SERVICE_NAME);
-  const config = loadConfig(env, opts.readFile);
-  const { keys, targets } = proxyDeps(config, opts.clients ?? defaultAwsClients(), logger, opts.lookup);
+  const config = readInferenceProxyConfig(env, opts.readFile);
   return createStreamingHandler({
-    keys,
-    targets,
-    hostHeader: config.backendHostname,
+    ...proxyDeps(config, opts, SERVICE_NAME),
     headerTimeoutMs: config.headerTimeoutMs,
     streamTimeoutMs: config.streamTimeoutMs,
-    logger,
-    mode: config.mode,
   });
 }
 
-let moduleLogger: EdgeLogger | undefined;
-const getLogger = (): EdgeLogger => (moduleLogger ??= createLogger(SERVICE_NAME));
+const logger = createLogger(SERVICE_NAME);
 
 /**
- * Lambda entry point. `streamifyResponse` runs at import (the runtime reads its mark when loading the
- * module); configuration is read on the first invocation.
+ * Lambda entry point (lambda/shared/entry-point.ts). `streamifyResponse` runs at import: the runtime
+ * reads its mark when loading the module.
  */
-export const handler: InferenceStreamHandler = streamifyResponse(
-  lazyHandler(
-    () => createStreamingHandlerFromEnv(process.env, { logger: getLogger() }),
-    (_event, responseStream) => sendError(responseStream, internalError('invalid_configuration')),
-    getLogger,
+export const handler = streamifyResponse(
+  entryPoint(logger, createStreamingHandlerFromEnv, (_error, _event, responseStream: LambdaResponseStream) =>
+    sendError(responseStream, internalError('invalid_configuration')),
   ),
 );

@@ -32,7 +32,9 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
+import { readFunctionRegionConfig } from '../shared/function-region.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import {
   generateCa,
@@ -278,10 +280,29 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
   return handle as InternalCaHandler;
 }
 
-let built: InternalCaHandler | undefined;
+export interface InternalCaFromEnvOptions {
+  secrets?: Pick<SecretsManagerClient, 'send'>;
+  acm?: Pick<ACMClient, 'send'>;
+  logger?: EdgeLogger;
+}
 
-/** Lambda entry point (clients are created on the first invocation, in the function's region). */
-export const handler = (event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> => {
-  built ??= createHandler({ secrets: new SecretsManagerClient({}), acm: new ACMClient({}) });
-  return built(event);
-};
+/** Builds the handler from the environment: its clients work in AWS_REGION. */
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: InternalCaFromEnvOptions = {},
+): InternalCaHandler {
+  const { region } = readFunctionRegionConfig(env);
+  return createHandler({
+    secrets: opts.secrets ?? new SecretsManagerClient({ region }),
+    acm: opts.acm ?? new ACMClient({ region }),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}
+
+const logger = createLogger(SERVICE_NAME);
+
+/**
+ * Lambda entry point (lambda/shared/entry-point.ts): a bad configuration fails the CloudFormation
+ * request or the scheduled renewal.
+ */
+export const handler = entryPoint(logger, createHandlerFromEnv, failInvocation);

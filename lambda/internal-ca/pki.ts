@@ -1,8 +1,17 @@
 /**
  * The internal CA's certificate work: generate the CA, check a stored one, issue server certificates.
- * Keys come from node:crypto (native, fast); node-forge writes the certificates (Node has no X.509 writer).
+ * The deploy-time CA (lambda/internal-ca) and the local platform's CA (local/tls.ts) both issue here.
+ * Keys and signatures come from node:crypto (native, fast); node-forge lays out the certificates (Node
+ * has no X.509 writer).
  */
-import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import {
+  constants,
+  createPrivateKey,
+  generateKeyPairSync,
+  privateEncrypt,
+  randomBytes,
+  X509Certificate,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
 
@@ -29,10 +38,30 @@ export const SERVER_VALIDITY_DAYS = 395;
 /** The daily renewal re-issues a server certificate this close to its end (30 missed runs of margin). */
 export const SERVER_RENEW_BEFORE_DAYS = 30;
 
+/** DER prefix of a SHA-256 DigestInfo (RFC 8017 §9.2, note 1). */
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/**
+ * The key as forge needs it to lay out a certificate, with the RSA signature itself computed by
+ * node:crypto: PKCS#1 v1.5 over the SHA-256 DigestInfo, the same bytes forge would produce, natively.
+ */
+function signingKey(pem: string): forge.pki.rsa.PrivateKey {
+  const key = forge.pki.privateKeyFromPem(pem);
+  key.sign = (md) => {
+    const digest = Buffer.from((md as forge.md.MessageDigest).digest().getBytes(), 'binary');
+    const signature = privateEncrypt(
+      { key: pem, padding: constants.RSA_PKCS1_PADDING },
+      Buffer.concat([SHA256_DIGEST_INFO, digest]),
+    );
+    return signature.toString('binary');
+  };
+  return key;
+}
+
 function rsaKey(bits: number): { pem: string; forgeKey: forge.pki.rsa.PrivateKey } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  return { pem, forgeKey: forge.pki.privateKeyFromPem(pem) };
+  return { pem, forgeKey: signingKey(pem) };
 }
 
 /**
@@ -46,14 +75,21 @@ export function certificateSerial(random: (size: number) => Buffer = randomBytes
   return bytes.toString('hex');
 }
 
+export interface CaOptions {
+  /** Default CA_KEY_BITS. */
+  readonly keyBits?: number;
+  /** Default CA_VALIDITY_DAYS. */
+  readonly validityDays?: number;
+}
+
 /** A self-signed CA: basicConstraints CA (path length 0), keyCertSign + cRLSign. */
-export function generateCa(commonName: string, now = new Date()): CaKeyPair {
-  const key = rsaKey(CA_KEY_BITS);
+export function generateCa(commonName: string, now = new Date(), options: CaOptions = {}): CaKeyPair {
+  const key = rsaKey(options.keyBits ?? CA_KEY_BITS);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);
   cert.serialNumber = certificateSerial();
   cert.validity.notBefore = new Date(now.getTime() - 5 * 60_000);
-  cert.validity.notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
+  cert.validity.notAfter = new Date(now.getTime() + (options.validityDays ?? CA_VALIDITY_DAYS) * DAY_MS);
   const name = [{ name: 'commonName', value: commonName }];
   cert.setSubject(name);
   cert.setIssuer(name);
@@ -107,9 +143,9 @@ export function issueServerCertificate(
   now = new Date(),
 ): ServerKeyPair {
   const first = names[0];
-  if (first === undefined) throw new Error('a certificate needs at least one DNS name');
+  if (first === undefined) throw new Error('a certificate needs at least one DNS name or IP address');
   const caCert = forge.pki.certificateFromPem(ca.certificatePem);
-  const caKey = forge.pki.privateKeyFromPem(ca.privateKeyPem);
+  const caKey = signingKey(ca.privateKeyPem);
   const key = rsaKey(SERVER_KEY_BITS);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.forgeKey.n, key.forgeKey.e);

@@ -15,9 +15,9 @@ import {
   type LoadBalancer,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { describeError, internalError, ProxyError } from './errors.js';
+import { describeError, internalError, ApiError } from './errors.js';
 import type { EdgeLogger } from './logger.js';
-import { isHostname } from './proxy-config.js';
+import { isHostname } from './env.js';
 
 export interface BackendTarget {
   /** Host the TCP connection goes to (DNS name or IP literal). */
@@ -110,7 +110,7 @@ export interface RegionalTargetResolverOptions {
 }
 
 /** A refused load balancer: answered as 500 (the proxy's configuration is wrong), never forwarded. */
-function refused(reason: string): ProxyError {
+function refused(reason: string): ApiError {
   return internalError(reason);
 }
 
@@ -124,7 +124,7 @@ export class RegionalTargetResolver implements TargetResolver {
   private readonly failureRetryMs: number;
   private readonly now: () => number;
   private cached: { target: BackendTarget; expiresAt: number } | undefined;
-  private failure: { error: ProxyError; until: number } | undefined;
+  private failure: { error: ApiError; until: number } | undefined;
   private inFlight: Promise<BackendTarget> | undefined;
 
   constructor(private readonly opts: RegionalTargetResolverOptions) {
@@ -155,14 +155,14 @@ export class RegionalTargetResolver implements TargetResolver {
       this.failure = undefined;
       return target;
     } catch (error) {
-      const proxyError = error instanceof ProxyError ? error : internalError('alb_lookup_failed', error);
-      this.failure = { error: proxyError, until: this.now() + this.failureRetryMs };
+      const failure = error instanceof ApiError ? error : internalError('alb_lookup_failed', error);
+      this.failure = { error: failure, until: this.now() + this.failureRetryMs };
       this.opts.logger.error('backend load balancer refused or not resolvable; request not forwarded', {
-        reason: proxyError.reason,
+        reason: failure.reason,
         parameter: this.opts.parameterName,
-        ...describeError(proxyError.cause),
+        ...describeError(failure.cause),
       });
-      throw proxyError;
+      throw failure;
     }
   }
 

@@ -32,6 +32,18 @@ export function isHostname(value: string): boolean {
   return HOSTNAME_RE.test(value);
 }
 
+/**
+ * The writer's half of a contract: variables with their values as strings, the ones left undefined
+ * omitted (the reader then uses its default). Values may be CDK tokens.
+ */
+export function envVariables(
+  values: Readonly<Record<string, string | number | boolean | undefined>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (value !== undefined) out[name] = String(value);
+  return out;
+}
+
 const range = (b: Bounds): string => `${b.min ?? '-∞'}..${b.max ?? '∞'}`;
 
 /** Collects problems while reading variables; `finish()` throws them all at once. */

@@ -1,9 +1,11 @@
 /**
- * Errors of the edge Lambdas. Their own answers are JSON `{"message":"…"}` (the API Gateway convention,
- * unlike the services' `{"detail":"…"}`), so a caller can tell a proxy refusal from a backend answer.
- * The message is for the caller; `reason` is for the log only and may name internals.
+ * Errors the edge Lambdas answer themselves. Their answers are JSON `{"message":"…"}` (the API Gateway
+ * convention, unlike the services' `{"detail":"…"}`), so a caller can tell a refusal of ours from a
+ * backend answer. The message is for the caller; `reason` is for the log only and may name internals.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { jsonResult } from './json-result.js';
+import type { EdgeLogger, LogFields } from './logger.js';
 
 export const MESSAGES = {
   targetRegionHeader: 'The X-SVC-Target-Region header is not allowed',
@@ -20,9 +22,9 @@ export const MESSAGES = {
   responseTooLarge: 'Backend response too large',
 } as const;
 
-/** An error the proxy answers itself: HTTP status, caller-facing message, log-only reason. */
-export class ProxyError extends Error {
-  override readonly name = 'ProxyError';
+/** An error a handler answers itself: HTTP status, caller-facing message, log-only reason. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
 
   constructor(
     readonly statusCode: number,
@@ -36,43 +38,62 @@ export class ProxyError extends Error {
   }
 }
 
-export const badRequest = (message: string, reason: string): ProxyError =>
-  new ProxyError(400, message, reason);
+export const badRequest = (message: string, reason: string): ApiError => new ApiError(400, message, reason);
 
 /** The backend could not be reached or broke the exchange before answering. */
-export const badGateway = (reason: string, cause?: unknown): ProxyError =>
-  new ProxyError(502, MESSAGES.badGateway, reason, {}, { cause });
+export const badGateway = (reason: string, cause?: unknown): ApiError =>
+  new ApiError(502, MESSAGES.badGateway, reason, {}, { cause });
 
 /** The backend did not answer within the configured limit. */
-export const gatewayTimeout = (reason: string): ProxyError =>
-  new ProxyError(504, MESSAGES.gatewayTimeout, reason);
+export const gatewayTimeout = (reason: string): ApiError =>
+  new ApiError(504, MESSAGES.gatewayTimeout, reason);
 
-/** The proxy itself failed (configuration, key store, target verification): details only in the log. */
-export const internalError = (reason: string, cause?: unknown): ProxyError =>
-  new ProxyError(500, MESSAGES.internal, reason, {}, { cause });
-
-export const JSON_CONTENT_TYPE = 'application/json';
+/** The handler itself failed (configuration, key store, target verification): details only in the log. */
+export const internalError = (reason: string, cause?: unknown): ApiError =>
+  new ApiError(500, MESSAGES.internal, reason, {}, { cause });
 
 export function errorBody(message: string): string {
   return JSON.stringify({ message });
 }
 
-/** A buffered API Gateway answer for a ProxyError. */
-export function errorResult(error: ProxyError): APIGatewayProxyResult {
-  return {
-    statusCode: error.statusCode,
-    multiValueHeaders: {
-      'content-type': [JSON_CONTENT_TYPE],
-      ...Object.fromEntries(Object.entries(error.headers).map(([k, v]) => [k, [v]])),
-    },
-    body: errorBody(error.message),
-    isBase64Encoded: false,
-  };
+/** A buffered API Gateway answer for an ApiError. */
+export function errorResult(error: ApiError): APIGatewayProxyResult {
+  return jsonResult(error.statusCode, { message: error.message }, error.headers);
 }
 
-/** Any thrown value as a ProxyError: unknown errors become a 500 whose cause stays in the log. */
-export function toProxyError(error: unknown): ProxyError {
-  return error instanceof ProxyError ? error : internalError('unexpected_error', error);
+/** Any thrown value as an ApiError: unknown errors become a 500 whose cause stays in the log. */
+export function toApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : internalError('unexpected_error', error);
+}
+
+/** What a handler knows about the request that failed, for its log line. */
+export interface FailedRequest {
+  readonly logger: EdgeLogger;
+  /** Names the log line: `<label> failed` (5xx) or `<label> refused` (4xx). */
+  readonly label: string;
+  /** Date.now() when the request arrived. */
+  readonly started: number;
+  /** Request fields of the handler's log lines (request id, method, path…). */
+  readonly fields: LogFields;
+}
+
+/**
+ * The one failure path of the HTTP handlers: the thrown value as an ApiError, logged once (error with
+ * the cause chain for a 5xx, warn for a refusal), ready to be answered.
+ */
+export function requestFailure(error: unknown, request: FailedRequest): ApiError {
+  const failure = toApiError(error);
+  const fields = {
+    ...request.fields,
+    status: failure.statusCode,
+    reason: failure.reason,
+    duration_ms: Date.now() - request.started,
+    ...describeError(failure.cause),
+  };
+  if (failure.statusCode >= 500) request.logger.error(`${request.label} failed`, fields);
+  // `message` is a reserved key of the log line itself, hence `answer`.
+  else request.logger.warn(`${request.label} refused`, { ...fields, answer: failure.message });
+  return failure;
 }
 
 /** A log-safe description of an error chain: names, codes and our own messages, never payloads. */

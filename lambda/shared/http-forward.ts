@@ -1,13 +1,14 @@
 /**
  * The proxies' HTTPS client: node:https directly (not fetch) because the request must reach a given
  * address with a different SNI/Host name, keep the request target byte-exact (the envelope signs it), and
- * stream the answer. Errors come out as ProxyErrors: 502 when the backend does not answer, 504 when a
+ * stream the answer. Errors come out as ApiErrors: 502 when the backend does not answer, 504 when a
  * deadline passes.
  */
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { badGateway, gatewayTimeout, MESSAGES, ProxyError } from './errors.js';
+import { badGateway, gatewayTimeout, MESSAGES, ApiError } from './errors.js';
 import type { BackendTarget } from './backend-target.js';
+import { connectionListed, isHopByHop } from './hop-by-hop.js';
 
 export interface OutboundRequest {
   method: string;
@@ -16,38 +17,6 @@ export interface OutboundRequest {
   /** Final header set (lowercase names), envelope included. */
   headers: Record<string, string | string[]>;
   body: Buffer | undefined;
-}
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) plus the legacy ones proxies must not forward. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'proxy-connection',
-]);
-
-/**
- * True for headers that describe one connection rather than the message: the fixed list, every
- * `proxy-*` header, and any header the `Connection` header names (`listed`, lowercase).
- */
-export function isHopByHop(name: string, listed: ReadonlySet<string> = new Set()): boolean {
-  const lower = name.toLowerCase();
-  return HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || listed.has(lower);
-}
-
-/** Header names a `Connection` header value lists (`close`, `keep-alive`, custom names). */
-export function connectionListed(values: readonly string[] | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const value of values ?? []) {
-    for (const token of value.split(',')) {
-      const name = token.trim().toLowerCase();
-      if (name !== '') out.add(name);
-    }
-  }
-  return out;
 }
 
 /**
@@ -216,12 +185,12 @@ export async function forwardBuffered(
       size += chunk.length;
       if (size > opts.maxResponseBytes) {
         res.destroy();
-        throw new ProxyError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
+        throw new ApiError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
       }
       chunks.push(chunk);
     }
   } catch (error) {
-    if (error instanceof ProxyError) throw error;
+    if (error instanceof ApiError) throw error;
     if (error instanceof DeadlineError) throw gatewayTimeout('backend_timeout');
     throw badGateway('backend_response_aborted', error);
   } finally {

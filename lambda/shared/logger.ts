@@ -5,6 +5,7 @@
  * case a field with a sensitive name is logged by mistake.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 
 export type LogFields = Record<string, unknown>;
 
@@ -13,6 +14,14 @@ export interface EdgeLogger {
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
+}
+
+/**
+ * The module-scope logger of a Lambda entry point (lambda/shared/entry-point.ts): each invocation's
+ * Lambda context (request id, function name, cold start) is added to every line it writes.
+ */
+export interface LambdaLogger extends EdgeLogger {
+  addContext(context: Context): void;
 }
 
 /** Field names whose values are never written, whatever logs them. */
@@ -29,18 +38,19 @@ export function redactSensitive(key: string, value: unknown): unknown {
  * A Powertools logger (level from POWERTOOLS_LOG_LEVEL, default INFO; service name from
  * POWERTOOLS_SERVICE_NAME or `serviceName`).
  */
-export function createLogger(serviceName: string): EdgeLogger {
+export function createLogger(serviceName: string): LambdaLogger {
   const logger = new Logger({ serviceName, jsonReplacerFn: redactSensitive });
   return {
     debug: (message, fields) => logger.debug(message, fields ?? {}),
     info: (message, fields) => logger.info(message, fields ?? {}),
     warn: (message, fields) => logger.warn(message, fields ?? {}),
     error: (message, fields) => logger.error(message, fields ?? {}),
+    addContext: (context) => logger.addContext(context),
   };
 }
 
-/** Discards everything (benchmarks). */
-export const silentLogger: EdgeLogger = {
+/** Writes nothing (benchmarks, quiet local runs). */
+export const discardingLogger: EdgeLogger = {
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,

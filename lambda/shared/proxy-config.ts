@@ -1,12 +1,16 @@
 /**
- * Environment configuration shared by the control-plane and inference proxies. Read once per sandbox
- * (first invocation) into a frozen object; every problem is collected and reported together, naming the
- * variable, so one failed deploy shows everything to fix. Values that are secrets never reach the
- * environment (the signing key lives in Secrets Manager), so messages may quote what they found.
+ * The environment contract both proxies share (docs/edge-lambdas.md, "Environment"): `proxyEnvironment`
+ * writes it (the global stack, the regional proxies construct, the local edge) and `readProxyConfig`
+ * reads it, on the first invocation, into a frozen object. Each proxy adds its own variables with the
+ * same EnvReader, so every problem is reported together.
  */
 import { readFileSync } from 'node:fs';
+import { envVariables, type EnvReader } from './env.js';
 
 export type ProxyMode = 'global' | 'regional';
+
+const DEFAULT_BACKEND_PORT = 443;
+const DEFAULT_ALB_CACHE_TTL_MS = 300_000;
 
 export interface ProxyConfig {
   readonly mode: ProxyMode;
@@ -28,68 +32,28 @@ export interface ProxyConfig {
   readonly albCacheTtlMs: number;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** What a writer sets; a value left out takes the reader's default. */
+export type ProxySettings = Omit<ProxyConfig, 'backendPort' | 'albCacheTtlMs'> &
+  Partial<Pick<ProxyConfig, 'backendPort' | 'albCacheTtlMs'>>;
 
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n- ${problems.join('\n- ')}`);
-  }
+/** The proxies' variables for `settings` (values may be CDK tokens). */
+export function proxyEnvironment(settings: ProxySettings): Record<string, string> {
+  return envVariables({
+    MODE: settings.mode,
+    BACKEND_HOSTNAME: settings.backendHostname,
+    BACKEND_PORT: settings.backendPort,
+    INTERNAL_CA_PEM: settings.caPem,
+    SIGNING_KEY_SECRET_ARN: settings.signingKeySecretArn,
+    ACCELERATOR_DNS: settings.acceleratorDns,
+    ALB_HOST_PARAMETER: settings.albHostParameter,
+    ACCOUNT_ID: settings.accountId,
+    ALB_CACHE_TTL_MS: settings.albCacheTtlMs,
+  });
 }
 
-// RFC 1123 host name (lower or upper case), or an IPv4 literal for local runs.
-const HOSTNAME_RE =
-  /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const ACCOUNT_RE = /^[0-9]{12}$/;
 const SSM_NAME_RE = /^[A-Za-z0-9_./-]{1,2048}$/;
 const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
-
-export function isHostname(value: string): boolean {
-  return HOSTNAME_RE.test(value);
-}
-
-/** Collects problems while reading variables; `finish()` throws them all at once. */
-export class EnvReader {
-  readonly problems: string[] = [];
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  /** Trimmed value; empty counts as unset. */
-  optional(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  }
-
-  required(name: string, what: string): string | undefined {
-    const value = this.optional(name);
-    if (value === undefined) this.problems.push(`${name} is required (${what})`);
-    return value;
-  }
-
-  /** Integer within [min, max]; default when unset. */
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.optional(name);
-    if (raw === undefined) return fallback;
-    const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-      this.problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  hostname(name: string, what: string): string | undefined {
-    const value = this.required(name, what);
-    if (value !== undefined && !isHostname(value)) {
-      this.problems.push(`${name} must be a DNS host name, got ${JSON.stringify(value)}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  finish(): void {
-    if (this.problems.length > 0) throw new ConfigError(this.problems);
-  }
-}
 
 /**
  * The internal CA: INTERNAL_CA_PEM (PEM text; `\n` escapes allowed, since some tools cannot put newlines
@@ -99,7 +63,7 @@ function readCa(r: EnvReader, readFile: (path: string) => string): string | unde
   const inline = r.optional('INTERNAL_CA_PEM');
   const file = r.optional('INTERNAL_CA_FILE');
   if (inline !== undefined && file !== undefined) {
-    r.problems.push('set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE');
+    r.problem('INTERNAL_CA_PEM: set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE');
     return undefined;
   }
   let pem: string;
@@ -109,26 +73,21 @@ function readCa(r: EnvReader, readFile: (path: string) => string): string | unde
     try {
       pem = readFile(file);
     } catch (error) {
-      r.problems.push(`INTERNAL_CA_FILE ${JSON.stringify(file)} cannot be read: ${(error as Error).message}`);
+      r.problem(`INTERNAL_CA_FILE: cannot read ${JSON.stringify(file)}: ${(error as Error).message}`);
       return undefined;
     }
   } else {
-    r.problems.push('INTERNAL_CA_PEM or INTERNAL_CA_FILE is required (the internal CA, PEM)');
+    r.problem('INTERNAL_CA_PEM: required, or INTERNAL_CA_FILE (the internal CA, PEM)');
     return undefined;
   }
   if (!PEM_CERT_RE.test(pem)) {
-    r.problems.push(
-      `${inline !== undefined ? 'INTERNAL_CA_PEM' : 'INTERNAL_CA_FILE'} holds no PEM certificate`,
-    );
+    r.problem(`${inline !== undefined ? 'INTERNAL_CA_PEM' : 'INTERNAL_CA_FILE'}: holds no PEM certificate`);
     return undefined;
   }
   return pem;
 }
 
-/**
- * Reads the variables both proxies share. Handler-specific variables are read by the handler with the
- * same EnvReader (pass it in) so all problems are reported together.
- */
+/** Reads the variables both proxies share, recording every problem in `r` (the caller finishes it). */
 export function readProxyConfig(
   r: EnvReader,
   readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
@@ -137,13 +96,16 @@ export function readProxyConfig(
   let mode: ProxyMode = 'global';
   if (rawMode === 'global' || rawMode === 'regional') mode = rawMode;
   else if (rawMode !== undefined) {
-    r.problems.push(`MODE must be "global" or "regional", got ${JSON.stringify(rawMode)}`);
+    r.problem(`MODE: expected "global" or "regional", got ${JSON.stringify(rawMode)}`);
   }
   const backendHostname = r.hostname('BACKEND_HOSTNAME', 'TLS name of the load balancers');
-  const backendPort = r.integer('BACKEND_PORT', 443, 1, 65535);
+  const backendPort = r.integer('BACKEND_PORT', DEFAULT_BACKEND_PORT, { min: 1, max: 65535 });
   const caPem = readCa(r, readFile);
   const signingKeySecretArn = r.required('SIGNING_KEY_SECRET_ARN', 'the envelope signing-key secret');
-  const albCacheTtlMs = r.integer('ALB_CACHE_TTL_MS', 300_000, 1_000, 3_600_000);
+  const albCacheTtlMs = r.integer('ALB_CACHE_TTL_MS', DEFAULT_ALB_CACHE_TTL_MS, {
+    min: 1_000,
+    max: 3_600_000,
+  });
 
   let acceleratorDns: string | undefined;
   let albHostParameter: string | undefined;
@@ -153,13 +115,13 @@ export function readProxyConfig(
   } else if (rawMode === 'regional') {
     albHostParameter = r.required('ALB_HOST_PARAMETER', 'regional mode: SSM parameter with the ALB host');
     if (albHostParameter !== undefined && !SSM_NAME_RE.test(albHostParameter)) {
-      r.problems.push(
-        `ALB_HOST_PARAMETER must be an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
+      r.problem(
+        `ALB_HOST_PARAMETER: expected an SSM parameter name, got ${JSON.stringify(albHostParameter)}`,
       );
     }
     accountId = r.optional('ACCOUNT_ID');
     if (accountId !== undefined && !ACCOUNT_RE.test(accountId)) {
-      r.problems.push(`ACCOUNT_ID must be 12 digits, got ${JSON.stringify(accountId)}`);
+      r.problem(`ACCOUNT_ID: expected 12 digits, got ${JSON.stringify(accountId)}`);
     }
   }
 

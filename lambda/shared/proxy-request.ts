@@ -7,7 +7,8 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isEnvelopeHeader, signEnvelope } from './envelope.js';
 import { badRequest, MESSAGES } from './errors.js';
-import { connectionListed, isHopByHop, type OutboundRequest } from './http-forward.js';
+import { connectionListed, isHopByHop } from './hop-by-hop.js';
+import type { OutboundRequest } from './http-forward.js';
 
 /** The part of the REST proxy event the proxies read (the local API Gateway emulator builds the same). */
 export type ProxyEvent = Pick<
@@ -53,8 +54,9 @@ export function eventHeaders(
 }
 
 /**
- * The seed's rules, checked before anything else (nothing is resolved, signed or sent for a refused
- * request): a caller may not pick the target region, and base64 bodies (binary media types) are refused.
+ * The edge's refusals, checked before anything else (nothing is resolved, signed or sent for a refused
+ * request): a caller may not pick the target region, and base64 bodies (binary media types) are refused
+ * (docs/edge-lambdas.md, "Request rules").
  */
 export function rejectForbidden(
   event: ProxyEvent,
@@ -248,7 +250,7 @@ export function prepareRequest(event: ProxyEvent, opts: PrepareOptions): Outboun
 }
 
 /** Adds the envelope (signed with `key`, the current signing key) to a prepared request. */
-export function signRequest(request: OutboundRequest, key: string, nowSeconds?: number): OutboundRequest {
+export function withEnvelope(request: OutboundRequest, key: string, nowSeconds?: number): OutboundRequest {
   const envelope = signEnvelope({
     key,
     method: request.method,

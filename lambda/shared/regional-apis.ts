@@ -209,42 +209,35 @@ export class SsmDiscovery implements RegionalApiDiscovery {
   }
 }
 
-export interface DiscoveryEnv {
-  REGIONAL_APIS?: string | undefined;
-  REGIONAL_API_PARAMETER_PATH?: string | undefined;
-  REGIONAL_API_PARAMETER_REGION?: string | undefined;
-  REGIONAL_API_CACHE_TTL_SECONDS?: string | undefined;
-  AWS_REGION?: string | undefined;
-}
-
 export const DEFAULT_DISCOVERY_TTL_SECONDS = 300;
 
-/** The discovery the environment asks for; throws a readable error when it asks for none or is invalid. */
-export function discoveryFromEnv(
-  env: DiscoveryEnv,
+/** Where the regional APIs are (read by lambda/aggregator/config.ts). */
+export type DiscoverySettings =
+  | {
+      /** `REGIONAL_APIS`: fixed at deploy time. */
+      readonly source: 'env';
+      readonly result: DiscoveryResult;
+    }
+  | {
+      /** `REGIONAL_API_PARAMETER_PATH`: one parameter per region, read with GetParametersByPath. */
+      readonly source: 'ssm';
+      readonly parameterPath: string;
+      /** Region of the parameters; default the function's own. */
+      readonly parameterRegion?: string;
+      readonly cacheTtlSeconds: number;
+    };
+
+/** The discovery the settings ask for. */
+export function discoveryFor(
+  settings: DiscoverySettings,
   deps: { ssmClient?: Pick<SSMClient, 'send'>; onStale?: (error: unknown) => void } = {},
 ): RegionalApiDiscovery {
-  if (env.REGIONAL_APIS?.trim()) return new StaticDiscovery(parseRegionalApis(env.REGIONAL_APIS));
-  const path = env.REGIONAL_API_PARAMETER_PATH?.trim();
-  if (path) {
-    if (!/^\/[A-Za-z0-9_.\-/]+$/.test(path)) {
-      throw new Error('REGIONAL_API_PARAMETER_PATH must be an SSM parameter path such as /gco/regional-api');
-    }
-    const ttlText = env.REGIONAL_API_CACHE_TTL_SECONDS?.trim();
-    const ttl = ttlText ? Number(ttlText) : DEFAULT_DISCOVERY_TTL_SECONDS;
-    if (!Number.isFinite(ttl) || ttl < 0 || ttl > 86_400) {
-      throw new Error('REGIONAL_API_CACHE_TTL_SECONDS must be a number of seconds from 0 to 86400');
-    }
-    const region = env.REGIONAL_API_PARAMETER_REGION?.trim() || env.AWS_REGION;
-    const client = deps.ssmClient ?? new SSMClient(region ? { region } : {});
-    return new SsmDiscovery({
-      client,
-      path,
-      ttlMs: ttl * 1000,
-      ...(deps.onStale ? { onStale: deps.onStale } : {}),
-    });
-  }
-  throw new Error(
-    'Set REGIONAL_APIS or REGIONAL_API_PARAMETER_PATH to tell the aggregator where the regional APIs are',
-  );
+  if (settings.source === 'env') return new StaticDiscovery(settings.result);
+  const { parameterRegion: region } = settings;
+  return new SsmDiscovery({
+    client: deps.ssmClient ?? new SSMClient(region !== undefined ? { region } : {}),
+    path: settings.parameterPath,
+    ttlMs: settings.cacheTtlSeconds * 1000,
+    ...(deps.onStale ? { onStale: deps.onStale } : {}),
+  });
 }

@@ -16,7 +16,7 @@ export const EXECUTE_API_SERVICE = 'execute-api';
 /** Query parameters as API Gateway hands them to a Lambda (already decoded); repeated keys → arrays. */
 export type QueryParameters = Readonly<Record<string, string | readonly string[]>>;
 
-export interface SignRequestInput {
+export interface SigV4Input {
   method: string;
   /** Base URL of the API including its stage, e.g. `https://abc.execute-api.us-east-1.amazonaws.com/prod`. */
   baseUrl: string;
@@ -33,7 +33,7 @@ export interface SignRequestInput {
   signingDate?: Date;
 }
 
-export interface SignedRequest {
+export interface SigV4SignedRequest {
   method: string;
   /** The URL to send, with the query encoded exactly as it was signed. */
   url: string;
@@ -65,7 +65,7 @@ export function encodeQuery(query: QueryParameters | undefined): string {
 const sha256 = Hash.bind(null, 'sha256');
 
 /** Signs one request; the result can be passed to fetch as is. */
-export async function signRequest(input: SignRequestInput): Promise<SignedRequest> {
+export async function signSigV4(input: SigV4Input): Promise<SigV4SignedRequest> {
   const base = new URL(input.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const path = `${basePath}${input.path}`;

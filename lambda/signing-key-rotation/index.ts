@@ -21,7 +21,9 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
+import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
+import { readFunctionRegionConfig } from '../shared/function-region.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { parseSigningKeys } from '../shared/signing-keys.js';
 
@@ -177,10 +179,24 @@ export function createHandler(deps: RotationDeps): RotationHandler {
   };
 }
 
-let built: RotationHandler | undefined;
+export interface RotationFromEnvOptions {
+  client?: Pick<SecretsManagerClient, 'send'>;
+  logger?: EdgeLogger;
+}
 
-/** Lambda entry point (the client and logger are created on the first invocation). */
-export const handler: RotationHandler = (event) => {
-  built ??= createHandler({ client: new SecretsManagerClient({}) });
-  return built(event);
-};
+/** Builds the handler from the environment: its Secrets Manager client works in AWS_REGION. */
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: RotationFromEnvOptions = {},
+): RotationHandler {
+  const { region } = readFunctionRegionConfig(env);
+  return createHandler({
+    client: opts.client ?? new SecretsManagerClient({ region }),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}
+
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts): a bad configuration fails the rotation step. */
+export const handler = entryPoint(logger, createHandlerFromEnv, failInvocation);

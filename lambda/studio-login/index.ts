@@ -1,37 +1,27 @@
 /**
- * GET /studio/login (seed 001, analytics environment; docs/aggregator.md, "Studio login"): returns a
+ * GET /studio/login (analytics environment; docs/aggregator.md, "Studio login"): returns a
  * short-lived presigned SageMaker Studio URL for the caller's own user profile. The caller is whoever
  * the Cognito authorizer validated; the profile is found by a fixed mapping from one ID-token claim.
  * The URL is a bearer credential: it is returned to the caller and never logged.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import {
   CreatePresignedDomainUrlCommand,
   ResourceNotFound,
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { answerInternalError, entryPoint } from '../shared/entry-point.js';
+import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { readStudioLoginConfig, type StudioLoginSettings } from './config.js';
 
-/** SageMaker's ExpiresInSeconds range (validity of the URL itself). */
-export const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;
-/** SageMaker's SessionExpirationDurationInSeconds range (the Studio session the URL opens). */
-export const SESSION_RANGE = { min: 1800, max: 43_200, default: 3600 } as const;
-export const DEFAULT_PROFILE_CLAIM = 'cognito:username';
+export const SERVICE_NAME = 'studio-login';
 /** SageMaker's UserProfileName pattern. */
 const PROFILE_NAME_RE = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
-
-export interface StudioLoginSettings {
-  domainId: string;
-  /** ID-token claim whose value is the profile name (default `cognito:username`). */
-  profileClaim: string;
-  urlExpiresInSeconds: number;
-  sessionExpiresInSeconds: number;
-}
 
 export interface StudioLoginDeps {
   sagemaker: Pick<SageMakerClient, 'send'>;
   settings: StudioLoginSettings;
-  logger?: Logger;
+  logger?: EdgeLogger;
 }
 
 export type StudioLoginHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -40,39 +30,6 @@ const HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store
 
 function message(statusCode: number, text: string): APIGatewayProxyResult {
   return { statusCode, headers: HEADERS, body: JSON.stringify({ message: text }) };
-}
-
-function secondsSetting(
-  name: string,
-  value: string | undefined,
-  range: { min: number; max: number; default: number },
-) {
-  const text = value?.trim();
-  if (!text) return range.default;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < range.min || n > range.max) {
-    throw new Error(`${name} must be an integer from ${range.min} to ${range.max}`);
-  }
-  return n;
-}
-
-export function settingsFromEnv(env: NodeJS.ProcessEnv): StudioLoginSettings {
-  const domainId = env.STUDIO_DOMAIN_ID?.trim();
-  if (!domainId) throw new Error('STUDIO_DOMAIN_ID is not set');
-  return {
-    domainId,
-    profileClaim: env.STUDIO_PROFILE_CLAIM?.trim() || DEFAULT_PROFILE_CLAIM,
-    urlExpiresInSeconds: secondsSetting(
-      'STUDIO_URL_EXPIRES_SECONDS',
-      env.STUDIO_URL_EXPIRES_SECONDS,
-      URL_EXPIRY_RANGE,
-    ),
-    sessionExpiresInSeconds: secondsSetting(
-      'STUDIO_SESSION_EXPIRES_SECONDS',
-      env.STUDIO_SESSION_EXPIRES_SECONDS,
-      SESSION_RANGE,
-    ),
-  };
 }
 
 /** The validated ID token's claims as the Cognito authorizer hands them over (string values). */
@@ -99,7 +56,7 @@ export function profileNameFor(claims: Record<string, string>, claim: string): s
 }
 
 export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
-  const logger = deps.logger ?? new Logger({ serviceName: 'studio-login' });
+  const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const { settings } = deps;
 
   return async (event) => {
@@ -158,22 +115,25 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
   };
 }
 
-const logger = new Logger({ serviceName: 'studio-login' });
-let fromEnv: StudioLoginHandler | undefined;
+export interface StudioLoginFromEnvOptions {
+  sagemaker?: Pick<SageMakerClient, 'send'>;
+  logger?: EdgeLogger;
+}
 
-/** Lambda entry point: STUDIO_DOMAIN_ID (+ optional settings) from the environment. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  if (!fromEnv) {
-    try {
-      const settings = settingsFromEnv(process.env);
-      const region = process.env.STUDIO_REGION?.trim();
-      fromEnv = createHandler({ sagemaker: new SageMakerClient(region ? { region } : {}), settings, logger });
-    } catch (error) {
-      logger.error('studio login configuration is invalid', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return message(500, 'Studio login is misconfigured');
-    }
-  }
-  return fromEnv(event);
-};
+/** Builds the handler from the environment (STUDIO_DOMAIN_ID and the optional settings). */
+export function createHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: StudioLoginFromEnvOptions = {},
+): StudioLoginHandler {
+  const { region, ...settings } = readStudioLoginConfig(env);
+  return createHandler({
+    sagemaker: opts.sagemaker ?? new SageMakerClient(region !== undefined ? { region } : {}),
+    settings,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}
+
+const logger = createLogger(SERVICE_NAME);
+
+/** Lambda entry point (lambda/shared/entry-point.ts). */
+export const handler = entryPoint(logger, createHandlerFromEnv, answerInternalError);

@@ -11,6 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { proxyEnvironment } from '../../lambda/shared/proxy-config.js';
 import type { ApiDefinition } from '../api-routes.js';
 import { PlatformFunction, routeFunctionTimeout } from './platform-function.js';
 
@@ -60,13 +61,13 @@ export class RegionalProxies extends Construct {
       'HTTPS to the VPC endpoints (SSM, ELBv2, Secrets Manager)',
     );
 
-    const environment = {
-      MODE: 'regional',
-      BACKEND_HOSTNAME: props.backendHostname,
-      ALB_HOST_PARAMETER: props.albHostParameter.parameterName,
-      INTERNAL_CA_PEM: props.internalCaPem,
-      SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
-    };
+    const environment = proxyEnvironment({
+      mode: 'regional',
+      backendHostname: props.backendHostname,
+      albHostParameter: props.albHostParameter.parameterName,
+      caPem: props.internalCaPem,
+      signingKeySecretArn: props.signingKeySecret.secretArn,
+    });
     const network = { vpc: props.vpc, subnets: props.subnets, securityGroups: [this.securityGroup] };
     this.controlPlane = new PlatformFunction(this, 'ControlPlaneProxy', {
       entryName: 'control-plane-proxy',

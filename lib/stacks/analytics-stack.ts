@@ -16,7 +16,10 @@ import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { ANALYTICS_ENV, ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
+import { eventsEnvironment } from '../../lambda/analytics-events/config.js';
+import { warehouseSetupEnvironment } from '../../lambda/analytics-warehouse-setup/config.js';
+import { keyStoresEnvironment } from '../../lambda/shared/analytics/key-stores.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
 import { analyticsApiDefinition } from '../api-routes.js';
 import { tableName } from '../tables.js';
 import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
@@ -113,11 +116,9 @@ export class AnalyticsStack extends PlatformStack {
     if (warehouse) this.warehouse = warehouse;
 
     // ---- functions -------------------------------------------------------------------------------
-    const tableEnv = (...keys: AnalyticsTableId[]): Record<string, string> =>
-      Object.fromEntries(
-        keys.map((key) => [ANALYTICS_TABLES[key].envVar, tableName(project, ANALYTICS_TABLES[key])]),
-      );
-    const streamEnv = { [ANALYTICS_ENV.eventsStream]: this.eventsStream.streamName };
+    // Each handler's environment contract writes its variables; table names are literals, as above.
+    const nameOf = (key: AnalyticsTableId): string => tableName(project, ANALYTICS_TABLES[key]);
+    const streamName = this.eventsStream.streamName;
 
     const definition = analyticsApiDefinition(config);
     // API Gateway calls every one of them synchronously, as a route's integration or as the authorizer.
@@ -128,14 +129,20 @@ export class AnalyticsStack extends PlatformStack {
       description: 'Analytics API: applications and API keys (IAM-authorized administrative routes)',
       timeout: routeFunctionTimeout(definition, 'analytics-admin'),
       invokedBy,
-      environment: tableEnv('applications', 'authorizations'),
+      environment: keyStoresEnvironment({
+        applicationsTable: nameOf('applications'),
+        authorizationsTable: nameOf('authorizations'),
+      }),
     });
     const authorizerFn = new PlatformFunction(this, 'AuthorizerFunction', {
       entryName: 'analytics-authorizer',
       description: 'Analytics API: REQUEST authorizer of the events route (API key in Authorization)',
       timeout: AUTHORIZER_TIMEOUT,
       invokedBy,
-      environment: tableEnv('applications', 'authorizations'),
+      environment: keyStoresEnvironment({
+        applicationsTable: nameOf('applications'),
+        authorizationsTable: nameOf('authorizations'),
+      }),
     });
     const events = new PlatformFunction(this, 'EventsFunction', {
       entryName: 'analytics-events',
@@ -143,23 +150,29 @@ export class AnalyticsStack extends PlatformStack {
       timeout: routeFunctionTimeout(definition, 'analytics-events'),
       invokedBy,
       memorySize: EVENTS_MEMORY_MB,
-      environment: { ...tableEnv('applications', 'idempotency'), ...streamEnv },
+      environment: eventsEnvironment({
+        applicationsTable: nameOf('applications'),
+        idempotencyTable: nameOf('idempotency'),
+        streamName,
+      }),
     });
     const warehouseSetup = new PlatformFunction(this, 'WarehouseSetupFunction', {
       entryName: 'analytics-warehouse-setup',
       description: 'Analytics API: creates the warehouse external schema and materialized views',
       timeout: routeFunctionTimeout(definition, 'analytics-warehouse-setup'),
       invokedBy,
-      environment: {
-        ...streamEnv,
+      environment: warehouseSetupEnvironment({
+        streamName,
         ...(warehouse
           ? {
-              [ANALYTICS_ENV.redshiftWorkgroup]: warehouse.workgroup.workgroupName,
-              [ANALYTICS_ENV.redshiftDatabase]: warehouse.database,
-              [ANALYTICS_ENV.redshiftStreamRoleArn]: warehouse.streamRole.roleArn,
+              warehouse: {
+                workgroupName: warehouse.workgroup.workgroupName,
+                database: warehouse.database,
+                streamRoleArn: warehouse.streamRole.roleArn,
+              },
             }
           : {}),
-      },
+      }),
     });
     this.functions = { admin, authorizer: authorizerFn, events, warehouseSetup };
 

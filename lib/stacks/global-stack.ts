@@ -20,6 +20,9 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { aggregatorEnvironment } from '../../lambda/aggregator/config.js';
+import { proxyEnvironment } from '../../lambda/shared/proxy-config.js';
+import { studioLoginEnvironment } from '../../lambda/studio-login/config.js';
 import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
 import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 import {
@@ -189,34 +192,34 @@ export class GlobalStack extends PlatformStack {
       timeout: routeFunctionTimeout(this.apiDefinition, 'aggregator'),
       invokedBy: 'api-gateway',
       role: this.aggregatorRole,
-      environment: {
-        REGIONAL_API_PARAMETER_PATH: parameterPath,
-        REGIONS: config.regions.join(','),
-      },
+      environment: aggregatorEnvironment({
+        discovery: { source: 'ssm', parameterPath },
+        expectedRegions: config.regions,
+      }),
     });
 
     if (this.accelerator && (needed.has('control-plane-proxy') || needed.has('inference-stream-proxy'))) {
-      const proxyEnvironment = {
-        MODE: 'global',
-        BACKEND_HOSTNAME: config.backendHostname,
-        BACKEND_PORT: '443',
-        ACCELERATOR_DNS: this.accelerator.dnsName,
-        INTERNAL_CA_PEM: this.internalCaCertificatePem,
-        SIGNING_KEY_SECRET_ARN: this.signingKeySecret.secretArn,
-      };
+      const environment = proxyEnvironment({
+        mode: 'global',
+        backendHostname: config.backendHostname,
+        backendPort: 443,
+        acceleratorDns: this.accelerator.dnsName,
+        caPem: this.internalCaCertificatePem,
+        signingKeySecretArn: this.signingKeySecret.secretArn,
+      });
       functions['control-plane-proxy'] = new PlatformFunction(this, 'ControlPlaneProxy', {
         entryName: 'control-plane-proxy',
         description: `${p}: /api/v1/{proxy+} to the regions over the accelerator`,
         timeout: routeFunctionTimeout(this.apiDefinition, 'control-plane-proxy'),
         invokedBy: 'api-gateway',
-        environment: proxyEnvironment,
+        environment,
       });
       functions['inference-stream-proxy'] = new PlatformFunction(this, 'InferenceProxy', {
         entryName: 'inference-stream-proxy',
         description: `${p}: /inference/{proxy+} streamed from the regions over the accelerator`,
         timeout: routeFunctionTimeout(this.apiDefinition, 'inference-stream-proxy'),
         invokedBy: 'api-gateway',
-        environment: proxyEnvironment,
+        environment,
       });
       this.signingKeySecret.grantRead(functions['control-plane-proxy']);
       this.signingKeySecret.grantRead(functions['inference-stream-proxy']);
@@ -229,7 +232,7 @@ export class GlobalStack extends PlatformStack {
         description: `${p}: presigned analytics studio login URL for the caller's user profile`,
         timeout: routeFunctionTimeout(this.apiDefinition, 'studio-login'),
         invokedBy: 'api-gateway',
-        environment: { STUDIO_DOMAIN_ID: this.studio.domain.attrDomainId },
+        environment: studioLoginEnvironment({ domainId: this.studio.domain.attrDomainId }),
       });
       studioLogin.addToRolePolicy(
         new PolicyStatement({

@@ -8,7 +8,7 @@
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import type { AwsClients } from '../../lambda/shared/proxy-runtime.js';
+import type { AwsClients } from '../../lambda/shared/proxy-wiring.js';
 import { partitionOf } from '../../lib/partition.js';
 import { staticCredentialStore } from '../credentials.js';
 import { LOCAL_CREDENTIALS } from '../dynamodb.js';

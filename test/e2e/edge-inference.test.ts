@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { signRequest } from '../../lambda/shared/sigv4.js';
+import { signSigV4 } from '../../lambda/shared/sigv4.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { tokenFor } from '../../local/model-server.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
@@ -61,7 +61,7 @@ interface StreamResult {
 /** POSTs a streaming completion, signed, and collects the SSE events as they arrive. */
 async function streamCompletion(base: string, region: string): Promise<StreamResult> {
   const body = JSON.stringify({ prompt: PROMPT, max_tokens: TOKENS, stream: true });
-  const signed = await signRequest({
+  const signed = await signSigV4({
     method: 'POST',
     baseUrl: base,
     path: `/inference/${SAMPLE_ENDPOINT}/v1/completions`,

@@ -12,7 +12,7 @@ import { signEnvelope } from '../../lambda/shared/envelope.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { startKubeApiSimulator, type KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
 import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../../local/s3.js';
-import { createTestCa } from '../../local/tls.js';
+import { createLocalCa } from '../../local/tls.js';
 
 const KEY = 'bundle-test-key-0123456789abcdef0123';
 
@@ -95,7 +95,7 @@ describe('service bundles', () => {
     stack.dynamo = await startLocalDynamo();
     stack.s3 = await startLocalS3({ buckets: ['cost-reports'] });
     writeFileSync(join(stack.dir, 'kubeconfig'), stack.sim.kubeConfigYaml());
-    writeFileSync(join(stack.dir, 'internal-ca.pem'), createTestCa().cert);
+    writeFileSync(join(stack.dir, 'internal-ca.pem'), createLocalCa().cert);
   });
 
   afterAll(async () => {

@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { closeHttps, HTTPS_KEEP_ALIVE_TIMEOUT_MS, listen, serveHttps } from '../../cluster/shared/listen.js';
 import { createService, type Service } from '../../cluster/shared/service.js';
 import { loadTls, tlsFromSecret, type TlsMaterial } from '../../cluster/shared/tls-secret.js';
-import { createTestCa, type TestCa } from '../../local/tls.js';
+import { createLocalCa, type LocalCa } from '../../local/tls.js';
 
 const SECRET_ARN = 'arn:aws-test:secretsmanager:us-east-1:123456789012:secret:gco/tls-AbCdEf';
 const SERVICE_NAME = 'cost-monitor.gco-system.svc';
@@ -26,7 +26,7 @@ const SERVICE_NAME = 'cost-monitor.gco-system.svc';
 const secrets = mockClient(SecretsManagerClient);
 const client = new SecretsManagerClient({ region: 'us-east-1' });
 
-function keyPairSecret(ca: TestCa, names: readonly string[]): string {
+function keyPairSecret(ca: LocalCa, names: readonly string[]): string {
   const issued = ca.issue(names);
   return JSON.stringify({
     certificatePem: issued.cert,
@@ -77,16 +77,16 @@ function minimalService(): Promise<Service> {
 }
 
 describe('a service listening with the key pair from TLS_SECRET_ARN', () => {
-  let ca: TestCa;
-  let other: TestCa;
+  let ca: LocalCa;
+  let other: LocalCa;
   let material: TlsMaterial;
   let service: Service;
   let server: Server;
   let port: number;
 
   beforeAll(async () => {
-    ca = createTestCa('gco internal CA (test)');
-    other = createTestCa('somebody else');
+    ca = createLocalCa('gco internal CA (test)');
+    other = createLocalCa('somebody else');
     secrets.reset();
     secrets
       .on(GetSecretValueCommand, { SecretId: SECRET_ARN })
@@ -159,7 +159,7 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
 
 describe('a renewed certificate in the secret is served without a restart', () => {
   test('the listener swaps it in; failed reads keep the current one; closing stops the reloads', async () => {
-    const ca = createTestCa('gco internal CA (renewal)');
+    const ca = createLocalCa('gco internal CA (renewal)');
     const first = keyPairSecret(ca, [SERVICE_NAME]);
     const renewed = keyPairSecret(ca, [SERVICE_NAME]);
     const serialOf = (secret: string) =>
@@ -224,7 +224,7 @@ describe('a renewed certificate in the secret is served without a restart', () =
   });
 
   test('TLS_RELOAD_INTERVAL_SECONDS out of range is a configuration error at startup', async () => {
-    const ca = createTestCa('gco internal CA (config)');
+    const ca = createLocalCa('gco internal CA (config)');
     const issued = ca.issue([SERVICE_NAME]);
     const service = await minimalService();
     try {
@@ -239,7 +239,7 @@ describe('a renewed certificate in the secret is served without a restart', () =
 
 describe('shutdown of the HTTPS listener', () => {
   test('stops accepting, lets the request in flight finish, then closes the app', async () => {
-    const ca = createTestCa();
+    const ca = createLocalCa();
     const issued = ca.issue([SERVICE_NAME]);
     const service = await minimalService();
     const server = await serveHttps(service, issued, { host: '127.0.0.1', port: 0 });
@@ -270,7 +270,7 @@ describe('loadTls chooses the source from the environment', () => {
   });
 
   test('TLS_CERT_FILE/TLS_KEY_FILE still work for local runs', async () => {
-    const issued = createTestCa().issue(['localhost']);
+    const issued = createLocalCa().issue(['localhost']);
     writeFileSync(join(dir, 'cert.pem'), issued.cert);
     writeFileSync(join(dir, 'key.pem'), issued.key);
     const tls = await loadTls(
@@ -289,9 +289,9 @@ describe('loadTls chooses the source from the environment', () => {
 });
 
 describe('a broken key-pair secret fails startup with a reason and without its content', () => {
-  const ca = createTestCa();
+  const ca = createLocalCa();
   const good = ca.issue([SERVICE_NAME]);
-  const stranger = createTestCa().issue([SERVICE_NAME]);
+  const stranger = createLocalCa().issue([SERVICE_NAME]);
 
   const failureOf = async (secretString: string | undefined): Promise<string> => {
     secrets.reset();

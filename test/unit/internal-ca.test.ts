@@ -21,7 +21,6 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import forge from 'node-forge';
-import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import {
   CA_VALIDITY_DAYS,
@@ -32,7 +31,7 @@ import {
   usableCa,
 } from '../../lambda/internal-ca/pki.js';
 import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
-import { memoryLogger } from './lambda/events.js';
+import { customResourceEvent as event, memoryLogger } from './lambda/events.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:kp-AbCdEf';
@@ -40,32 +39,6 @@ const CERT_ARN =
   'arn:aws-us-gov:acm:us-gov-west-1:123456789012:certificate/1f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
 const HOST = 'backend.gco.gco.internal';
 const DAY_MS = 86_400_000;
-
-function event(
-  requestType: 'Create' | 'Update' | 'Delete',
-  properties: Record<string, unknown>,
-  physicalResourceId = 'placeholder',
-): CloudFormationCustomResourceEvent {
-  const base = {
-    ServiceToken: 'token',
-    ResponseURL: 'https://example.invalid/response',
-    StackId: 'stack',
-    RequestId: 'request',
-    LogicalResourceId: 'Resource',
-    ResourceType: 'Custom::InternalCa',
-    ResourceProperties: { ...properties, ServiceToken: 'token' },
-  };
-  if (requestType === 'Create') return { ...base, RequestType: 'Create' };
-  if (requestType === 'Update') {
-    return {
-      ...base,
-      RequestType: 'Update',
-      PhysicalResourceId: physicalResourceId,
-      OldResourceProperties: { ServiceToken: 'token' },
-    };
-  }
-  return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalResourceId };
-}
 
 const caProps = { Kind: 'CertificateAuthority', SecretId: CA_SECRET, CommonName: 'gco internal CA' };
 const certProps = {

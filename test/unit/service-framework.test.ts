@@ -415,9 +415,9 @@ describe('cluster service framework', () => {
 
 describe('cluster service framework over TLS', () => {
   test('serves HTTPS with the given certificate (verified against the issuing CA)', async () => {
-    const { createTestCa } = await import('../../local/tls.js');
+    const { createLocalCa } = await import('../../local/tls.js');
     const { request } = await import('node:https');
-    const ca = createTestCa();
+    const ca = createLocalCa();
     const service = await createService({
       name: 'tls-service',
       version: '1.0.0',

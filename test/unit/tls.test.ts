@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { request, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createTestCa } from '../../local/tls.js';
+import { createLocalCa } from '../../local/tls.js';
 
 function get(port: number, ca: string, servername?: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -18,7 +18,7 @@ function get(port: number, ca: string, servername?: string): Promise<number> {
 }
 
 test('a throw-away CA issues server certificates that verify, by IP and by SNI name', async () => {
-  const ca = createTestCa();
+  const ca = createLocalCa();
   const { key, cert } = ca.issue(['backend.gco.gco.internal', '127.0.0.1']);
   const server = createServer({ key, cert }, (_req, res) => res.end('ok'));
   server.listen(0, '127.0.0.1');
@@ -28,7 +28,7 @@ test('a throw-away CA issues server certificates that verify, by IP and by SNI n
     expect(await get(port, ca.cert)).toBe(200);
     expect(await get(port, ca.cert, 'backend.gco.gco.internal')).toBe(200);
     await expect(get(port, ca.cert, 'other.example.com')).rejects.toThrow(/altnames|Hostname/i);
-    await expect(get(port, createTestCa().cert)).rejects.toThrow(/certificate/i);
+    await expect(get(port, createLocalCa().cert)).rejects.toThrow(/certificate/i);
   } finally {
     server.close();
   }

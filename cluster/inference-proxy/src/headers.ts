@@ -1,25 +1,13 @@
 /**
- * Header hygiene for both directions of the proxy (RFC 9110 §7.6.1): hop-by-hop headers and anything the
- * Connection header names stay on their hop; the envelope and the caller's credentials never reach a
+ * Header hygiene for both directions of the proxy: hop-by-hop headers (the platform's one rule,
+ * lambda/shared/hop-by-hop.ts) stay on their hop; the envelope and the caller's credentials never reach a
  * model server; the proxy adds the usual forwarding headers and the request id.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { isEnvelopeHeader } from '../../../lambda/shared/envelope.js';
+import { connectionListed, isHopByHop } from '../../../lambda/shared/hop-by-hop.js';
 
 export const TARGET_HEADER = 'x-gco-inference-target';
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
-]);
 
 /** Request headers that are not hop-by-hop but must still not be copied verbatim. */
 const REQUEST_DROPPED = new Set([
@@ -32,17 +20,6 @@ const REQUEST_DROPPED = new Set([
 
 /** Response headers the proxy sets itself. */
 const RESPONSE_DROPPED = new Set(['x-request-id', TARGET_HEADER]);
-
-function connectionListed(headers: IncomingHttpHeaders): Set<string> {
-  const value = headers.connection;
-  const names = new Set<string>();
-  if (typeof value !== 'string') return names;
-  for (const token of value.split(',')) {
-    const name = token.trim().toLowerCase();
-    if (name) names.add(name);
-  }
-  return names;
-}
 
 export interface ForwardContext {
   requestId: string;
@@ -61,13 +38,11 @@ export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
   ctx: ForwardContext,
 ): OutgoingHttpHeaders {
-  const listed = connectionListed(incoming);
+  const listed = connectionListed(incoming.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
-    if (HOP_BY_HOP.has(name) || REQUEST_DROPPED.has(name) || listed.has(name) || isEnvelopeHeader(name)) {
-      continue;
-    }
+    if (isHopByHop(name, listed) || REQUEST_DROPPED.has(name) || isEnvelopeHeader(name)) continue;
     out[name] = value;
   }
   const priorFor = incoming['x-forwarded-for'];
@@ -94,12 +69,11 @@ export function downstreamResponseHeaders(
   headers: IncomingHttpHeaders,
   extra: Record<string, string>,
 ): string[] {
-  const listed = connectionListed(headers);
+  const listed = connectionListed(headers.connection);
   const out: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] ?? '';
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || RESPONSE_DROPPED.has(lower) || listed.has(lower)) continue;
+    if (isHopByHop(name, listed) || RESPONSE_DROPPED.has(name.toLowerCase())) continue;
     out.push(name, rawHeaders[i + 1] ?? '');
   }
   for (const [name, value] of Object.entries(extra)) out.push(name, value);

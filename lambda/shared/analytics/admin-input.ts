@@ -1,9 +1,9 @@
 /**
- * Validation of the administrative requests (seed 002): path ids are UUIDs, bodies are JSON objects with
+ * Validation of the administrative requests (docs/analytics-api.md): path ids are UUIDs, bodies are JSON objects with
  * only the documented fields, Name is 1–128 characters after trimming, Description at most 1024, Enabled
  * a JSON boolean. Every failure is a 400 whose message names the field.
  */
-import { ProxyError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { isPlainObject, parseJsonBody, rejectUnknownFields } from './http.js';
 import { canonicalUuid, isUuid } from './ids.js';
 
@@ -16,7 +16,7 @@ export const ADMIN_BODY_MAX_BYTES = 64 * 1024;
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
 
-const bad = (message: string, reason = 'invalid_field') => new ProxyError(400, message, reason);
+const bad = (message: string, reason = 'invalid_field') => new ApiError(400, message, reason);
 
 /** A UUID path parameter, canonicalised; 400 naming the parameter otherwise. */
 export function pathId(params: Record<string, string | undefined> | null, name: string): string {
@@ -28,7 +28,7 @@ export function pathId(params: Record<string, string | undefined> | null, name: 
 /** The body as a JSON object with no fields beyond `allowed`. */
 export function objectBody(bytes: Buffer, allowed: readonly string[]): Record<string, unknown> {
   if (bytes.length > ADMIN_BODY_MAX_BYTES) {
-    throw new ProxyError(
+    throw new ApiError(
       413,
       `Request body too large (at most ${ADMIN_BODY_MAX_BYTES} bytes)`,
       'body_too_large',

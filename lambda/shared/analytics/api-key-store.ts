@@ -15,6 +15,7 @@ import {
 import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
 import { backoffDelayMs, sleep, type BackoffPolicy } from './backoff.js';
 import { isConditionalCheckFailure } from './dynamo-errors.js';
+import { pagesOf } from './dynamo-pages.js';
 
 export const KEY_HASH_INDEX = ANALYTICS_TABLES.authorizations.indexes[0].indexName;
 
@@ -87,20 +88,7 @@ export class ApiKeyStore {
   /** Every key of an application (all Query pages), oldest first. */
   async list(applicationId: string): Promise<ApiKeyItem[]> {
     const items: ApiKeyItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'ApplicationId = :a',
-          ExpressionAttributeValues: { ':a': applicationId },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as ApiKeyItem[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const page of this.keysOf<ApiKeyItem>(applicationId)) items.push(...page);
     return items.sort(
       (a, b) => a.CreatedAt.localeCompare(b.CreatedAt) || a.ApiKeyId.localeCompare(b.ApiKeyId),
     );
@@ -185,26 +173,29 @@ export class ApiKeyStore {
    */
   async deleteAll(applicationId: string): Promise<number> {
     let deleted = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'ApplicationId = :a',
-          ExpressionAttributeValues: { ':a': applicationId },
-          ProjectionExpression: 'ApplicationId, ApiKeyId',
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      const keys = (page.Items ?? []) as KeyRef[];
+    for await (const keys of this.keysOf<KeyRef>(applicationId, 'ApplicationId, ApiKeyId')) {
       for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
         await this.batchDelete(keys.slice(i, i + BATCH_WRITE_MAX));
       }
       deleted += keys.length;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    }
     return deleted;
+  }
+
+  /** The application's keys (consistent Query pages), whole items or just `projection`. */
+  private keysOf<T>(applicationId: string, projection?: string): AsyncGenerator<T[]> {
+    return pagesOf<T>((startKey) =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'ApplicationId = :a',
+          ExpressionAttributeValues: { ':a': applicationId },
+          ...(projection !== undefined ? { ProjectionExpression: projection } : {}),
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
   }
 
   private async batchDelete(keys: readonly KeyRef[]): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * The applications table (pk ApplicationId). Items carry the seed's Application fields as they are
- * answered, so a read needs no mapping.
+ * The applications table (pk ApplicationId). Items carry the API's Application fields as they are
+ * answered (docs/analytics-api.md), so a read needs no mapping.
  */
 import {
   DeleteCommand,
@@ -10,6 +10,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailure } from './dynamo-errors.js';
+import { pagesOf } from './dynamo-pages.js';
 
 export interface ApplicationItem {
   readonly ApplicationId: string;
@@ -62,14 +63,10 @@ export class ApplicationStore {
   /** Every application, following Scan pages past the 1 MB page limit; oldest first. */
   async list(): Promise<ApplicationItem[]> {
     const items: ApplicationItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey }),
-      );
-      items.push(...((page.Items ?? []) as ApplicationItem[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const pages = pagesOf<ApplicationItem>((startKey) =>
+      this.doc.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+    );
+    for await (const page of pages) items.push(...page);
     return items.sort(
       (a, b) => a.CreatedAt.localeCompare(b.CreatedAt) || a.ApplicationId.localeCompare(b.ApplicationId),
     );

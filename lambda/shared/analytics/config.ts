@@ -1,29 +1,24 @@
 /**
- * Environment of the analytics handlers (docs/analytics-api.md, "Environment"). Each handler reads only
- * what it needs with the edge Lambdas' EnvReader, so every problem is reported at once naming the
- * variable.
+ * Variables the analytics handlers share (docs/analytics-api.md, "Environment"): the table names (named
+ * by ANALYTICS_TABLES) and the events stream. Each handler's contract module reads its own set with one
+ * EnvReader, so every problem is reported at once naming the variable.
  */
-import { ANALYTICS_ENV, ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
 import type { TableDefinition } from '../../../lib/tables.js';
-import type { EnvReader } from '../proxy-config.js';
+import type { EnvReader } from '../env.js';
 
-export function tableName(r: EnvReader, table: TableDefinition): string {
+export const EVENTS_STREAM_ENV = 'EVENTS_STREAM_NAME';
+
+export function readTableName(r: EnvReader, table: TableDefinition): string {
   return r.required(table.envVar, `name of the ${table.id} table`) ?? '';
 }
-
-export const applicationsTable = (r: EnvReader): string => tableName(r, ANALYTICS_TABLES.applications);
-export const authorizationsTable = (r: EnvReader): string => tableName(r, ANALYTICS_TABLES.authorizations);
-export const idempotencyTable = (r: EnvReader): string => tableName(r, ANALYTICS_TABLES.idempotency);
 
 // Kinesis stream names: 1–128 of [a-zA-Z0-9_.-].
 const STREAM_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 
-export function eventsStreamName(r: EnvReader): string {
-  const name = r.required(ANALYTICS_ENV.eventsStream, 'Kinesis Data Stream of the events') ?? '';
+export function readEventsStreamName(r: EnvReader): string {
+  const name = r.required(EVENTS_STREAM_ENV, 'Kinesis Data Stream of the events') ?? '';
   if (name !== '' && !STREAM_NAME_RE.test(name)) {
-    r.problems.push(
-      `${ANALYTICS_ENV.eventsStream} must be a Kinesis stream name, got ${JSON.stringify(name)}`,
-    );
+    r.problem(`${EVENTS_STREAM_ENV}: expected a Kinesis stream name, got ${JSON.stringify(name)}`);
   }
   return name;
 }

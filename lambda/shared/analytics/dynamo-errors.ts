@@ -1,4 +1,7 @@
-/** DynamoDB error checks by name: SDK copies nested under different packages break `instanceof`. */
+/** DynamoDB errors the analytics stores turn into answers. */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+
+/** A write whose condition did not hold (the item was or was not there). */
 export function isConditionalCheckFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+  return error instanceof ConditionalCheckFailedException;
 }

@@ -21,7 +21,7 @@ import {
   type PutRecordsResultEntry,
 } from '@aws-sdk/client-kinesis';
 import { expect } from '@jest/globals';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ANALYTICS_TABLES, analyticsStreamName } from '../../../lib/analytics-resources.js';
 import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../../lib/api-routes.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
@@ -31,6 +31,7 @@ import * as admin from '../../../lambda/analytics-admin/index.js';
 import * as authorizer from '../../../lambda/analytics-authorizer/index.js';
 import * as events from '../../../lambda/analytics-events/index.js';
 import type { EdgeLogger, LogFields } from '../../../lambda/shared/logger.js';
+import { lambdaContext } from '../../support/lambda-context.js';
 
 export const PROJECT = 'test';
 export const STREAM = analyticsStreamName(PROJECT);
@@ -113,7 +114,10 @@ export async function startAnalyticsEnv(
   };
 }
 
-export const CONTEXT = { awsRequestId: 'test-invocation', getRemainingTimeInMillis: () => 28_000 };
+export const CONTEXT = lambdaContext({
+  awsRequestId: 'test-invocation',
+  getRemainingTimeInMillis: () => 28_000,
+});
 
 export interface Answer {
   statusCode: number;
@@ -202,7 +206,7 @@ export async function sendEvents(
   env: AnalyticsEnv,
   app: string,
   body: unknown,
-  opts: { authorizedApp?: string; context?: typeof CONTEXT } = {},
+  opts: { authorizedApp?: string; context?: Context } = {},
 ): Promise<Answer> {
   const result = await env.events(
     {

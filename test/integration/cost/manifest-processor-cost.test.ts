@@ -11,7 +11,7 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa, type TestCa } from '../../../local/tls.js';
+import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 import {
   startCostEnv,
   TestClock,
@@ -24,7 +24,7 @@ import {
 const KEY = 'cost-routes-test-signing-key-0123456789';
 
 let env: CostEnv;
-let ca: TestCa;
+let ca: LocalCa;
 let costMonitor: RunningMonitor;
 const fronts: Service[] = [];
 
@@ -68,7 +68,7 @@ const clock = new TestClock(new Date('2024-05-01T10:07:30Z'));
 
 beforeAll(async () => {
   env = await startCostEnv();
-  ca = createTestCa('cluster internal CA (test)');
+  ca = createLocalCa('cluster internal CA (test)');
   costMonitor = await env.startMonitor({
     clock,
     config: { region: 'tls-1' },
@@ -239,7 +239,7 @@ describe('through verified TLS with signed requests', () => {
 
 describe('failures of the hop', () => {
   test('a certificate from another CA → 502 (verification fails; nothing is sent)', async () => {
-    const other = createTestCa('some other CA');
+    const other = createLocalCa('some other CA');
     const before = env.opencost.requests.length;
     const f = await startFront(
       new CostMonitorClient({ baseUrl: costMonitor.base, ca: other.cert, timeoutMs: 5_000 }),

@@ -5,7 +5,7 @@
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createTestCa } from '../../../local/tls.js';
+import { createLocalCa } from '../../../local/tls.js';
 import {
   closedPort,
   endpointRecord,
@@ -70,7 +70,7 @@ describe('inference-proxy upstream failures', () => {
   });
 
   test('a certificate from another CA is 502 and the request never reaches the handler', async () => {
-    const rogue = createTestCa('rogue CA').issue(['127.0.0.1', 'model.svc']);
+    const rogue = createLocalCa('rogue CA').issue(['127.0.0.1', 'model.svc']);
     const model = await startModelServer(() => undefined, rogue);
     try {
       endpoints.put(endpointRecord('wrong-ca', model.port));

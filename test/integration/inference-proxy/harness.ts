@@ -20,18 +20,18 @@ import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/infe
 import { silentLogger } from '../../../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa, type IssuedCertificate, type TestCa } from '../../../local/tls.js';
+import { createLocalCa, type IssuedCertificate, type LocalCa } from '../../../local/tls.js';
 import { TABLES } from '../../../lib/tables.js';
 
 export const KEY = 'inference-proxy-test-key-0123456789abcdef';
 export const REGION = 'us-east-1';
 
-let ca: TestCa | undefined;
+let ca: LocalCa | undefined;
 let serverCert: IssuedCertificate | undefined;
 
 /** One CA and one model-server certificate per test file (RSA key generation is the slow part). */
-export function testCa(): { ca: TestCa; cert: IssuedCertificate } {
-  ca ??= createTestCa('inference-proxy test CA');
+export function testCa(): { ca: LocalCa; cert: IssuedCertificate } {
+  ca ??= createLocalCa('inference-proxy test CA');
   serverCert ??= ca.issue(['127.0.0.1', 'model.svc']);
   return { ca, cert: serverCert };
 }

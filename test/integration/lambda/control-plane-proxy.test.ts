@@ -21,14 +21,9 @@ import {
 import { createLogger } from '../../../lambda/shared/logger.js';
 import { secretsManagerKeySource } from '../../../lambda/shared/secrets-key-source.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createTestCa } from '../../../local/tls.js';
-import {
-  ACCOUNT,
-  lambdaContext,
-  memoryLogger,
-  restEvent,
-  type RawRequest,
-} from '../../unit/lambda/events.js';
+import { createLocalCa } from '../../../local/tls.js';
+import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
+import { memoryLogger, restEvent, type RawRequest } from '../../unit/lambda/events.js';
 import { FakeSecret, SECRET_ARN } from '../../unit/lambda/fake-secrets.js';
 import {
   BACKEND_NAME,
@@ -42,7 +37,7 @@ import {
   type Backend,
 } from './harness.js';
 
-const ca = createTestCa();
+const ca = createLocalCa();
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 let slow = gate();
 let backend: Backend;
@@ -176,7 +171,7 @@ describe('TLS: only the internal CA and the backend name are trusted', () => {
   test('a certificate from another CA → 502, nothing forwarded', async () => {
     const rogue = await startBackend({
       ca,
-      cert: createTestCa().issue(['127.0.0.1', BACKEND_NAME]),
+      cert: createLocalCa().issue(['127.0.0.1', BACKEND_NAME]),
       routes: (app) => echoRoute(app, '/api/v1/echo/*'),
     });
     try {
@@ -594,5 +589,5 @@ test('the exported Lambda handler imports without configuration and answers 500 
     logs.mockRestore();
   }
   // The operator learns which variables are missing.
-  expect(writes.join('')).toContain('MODE is required');
+  expect(writes.join('')).toContain('MODE: required');
 });

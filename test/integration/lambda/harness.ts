@@ -13,7 +13,7 @@ import { silentLogger } from '../../../cluster/shared/logger.js';
 import { createService, type ServiceApp } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource, type SigningKeys } from '../../../lambda/shared/signing-keys.js';
-import type { IssuedCertificate, TestCa } from '../../../local/tls.js';
+import type { IssuedCertificate, LocalCa } from '../../../local/tls.js';
 
 export const BACKEND_NAME = 'backend.gco.gco.internal';
 export const KEY = 'integration-edge-signing-key-0123456789';
@@ -37,7 +37,7 @@ export interface Backend {
 export const OPEN_QUERY = { querystring: Type.Object({}, { additionalProperties: true }) };
 
 export interface BackendOptions {
-  ca: TestCa;
+  ca: LocalCa;
   /** Keys the backend's verifier accepts (default: `{ current: KEY }`). */
   keys?: SigningKeys;
   /** Certificate to serve (default: issued by `ca` for 127.0.0.1 and BACKEND_NAME). */

@@ -23,14 +23,9 @@ import {
   invokeStreamingHandler,
   readHttpIntegrationResponse,
 } from '../../../local/api-gateway-emulator/response-stream.js';
-import { createTestCa } from '../../../local/tls.js';
-import {
-  lambdaContext,
-  memoryLogger,
-  restEvent,
-  type MemoryLogger,
-  type RawRequest,
-} from '../../unit/lambda/events.js';
+import { createLocalCa } from '../../../local/tls.js';
+import { lambdaContext } from '../../support/lambda-context.js';
+import { memoryLogger, restEvent, type MemoryLogger, type RawRequest } from '../../unit/lambda/events.js';
 import { FakeSecret, SECRET_ARN } from '../../unit/lambda/fake-secrets.js';
 import {
   BACKEND_NAME,
@@ -43,7 +38,7 @@ import {
   type Backend,
 } from './harness.js';
 
-const ca = createTestCa();
+const ca = createLocalCa();
 let backend: Backend;
 let tokens = gate();
 let headersHeld = gate();

@@ -9,10 +9,10 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startAlbRouter, type AlbRouter } from '../../../local/alb-router.js';
-import { createTestCa } from '../../../local/tls.js';
+import { createLocalCa } from '../../../local/tls.js';
 
 const BACKEND = 'backend.gco.gco.internal';
-const ca = createTestCa('alb test CA');
+const ca = createLocalCa('alb test CA');
 
 interface Seen {
   target: string;

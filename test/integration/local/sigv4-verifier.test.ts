@@ -5,7 +5,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { signRequest, type SignRequestInput } from '../../../lambda/shared/sigv4.js';
+import { signSigV4, type SigV4Input } from '../../../lambda/shared/sigv4.js';
 import {
   verifySigV4,
   type CredentialStore,
@@ -35,9 +35,9 @@ const BASE = 'http://127.0.0.1:4010/prod';
 
 /** The wire form of a signed request, as the emulator's HTTP server would see it. */
 async function signed(
-  overrides: Partial<SignRequestInput> = {},
+  overrides: Partial<SigV4Input> = {},
 ): Promise<SignedRequestInput & { headers: Record<string, string> }> {
-  const input: SignRequestInput = {
+  const input: SigV4Input = {
     method: 'POST',
     baseUrl: BASE,
     path: '/api/v1/jobs/a%20b',
@@ -49,7 +49,7 @@ async function signed(
     signingDate: NOW,
     ...overrides,
   };
-  const out = await signRequest(input);
+  const out = await signSigV4(input);
   const url = new URL(out.url);
   const headers = { host: url.host, ...out.headers };
   return {

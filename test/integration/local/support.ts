@@ -5,7 +5,7 @@
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { RouteHandler, RouteIntegration } from '../../../lib/api-routes.js';
-import { signRequest } from '../../../lambda/shared/sigv4.js';
+import { signSigV4 } from '../../../lambda/shared/sigv4.js';
 import type { AwsCredentialIdentity } from '@smithy/types';
 
 export interface Reply {
@@ -81,7 +81,7 @@ export interface SignedOptions {
 
 /** A SigV4-signed request to `base` (an API URL with its stage). */
 export async function signedRequest(base: string, opts: SignedOptions): Promise<Reply> {
-  const signed = await signRequest({
+  const signed = await signSigV4({
     method: opts.method ?? 'GET',
     baseUrl: base,
     path: opts.path,

@@ -28,7 +28,7 @@ import {
   startKubeApiSimulator,
   type KubeApiSimulator,
 } from '../../../local/kube-api-simulator/index.js';
-import { createTestCa, type TestCa } from '../../../local/tls.js';
+import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 import { jobManifest, POLICY_ENV } from '../manifest-processor/harness.js';
 
 export const KEY = 'webhooks-test-signing-key-0123456789';
@@ -70,7 +70,7 @@ export interface Receiver {
 export interface WebhookHarness {
   dynamo: LocalDynamo;
   sim: KubeApiSimulator;
-  ca: TestCa;
+  ca: LocalCa;
   instances: Instance[];
   call: Call;
   deliveries: DeliveryStore;
@@ -109,7 +109,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<WebhookHarness> {
   const dynamo = await startLocalDynamo();
   const sim = await startKubeApiSimulator({ kubelet: { pendingMs: 100, runningMs: 300 } });
-  const ca = createTestCa();
+  const ca = createLocalCa();
   const kubeConfig = kubeConfigFor(sim.url);
   const policy = new ValidationPolicy(loadPolicyConfig(POLICY_ENV));
   const config: WebhookConfig = {

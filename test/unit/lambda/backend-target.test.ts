@@ -11,13 +11,14 @@ import {
   targetFactory,
   type RegionalTargetResolverOptions,
 } from '../../../lambda/shared/backend-target.js';
-import { ProxyError } from '../../../lambda/shared/errors.js';
-import { createTestCa } from '../../../local/tls.js';
-import { ACCOUNT, lambdaContext, memoryLogger } from './events.js';
+import { ApiError } from '../../../lambda/shared/errors.js';
+import { createLocalCa } from '../../../local/tls.js';
+import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
+import { memoryLogger } from './events.js';
 
 const HOST = 'internal-gco-alb-1234567890.us-east-1.elb.amazonaws.com';
 const PARAM = '/gco/us-east-1/alb-host';
-const ca = createTestCa();
+const ca = createLocalCa();
 
 function lb(over: Partial<LoadBalancer> = {}): LoadBalancer {
   return {
@@ -62,9 +63,9 @@ function setup(
   return { resolver, ssmMock, elbMock, logger, advance: (ms: number) => (now += ms) };
 }
 
-async function refusal(p: Promise<unknown>): Promise<ProxyError> {
+async function refusal(p: Promise<unknown>): Promise<ApiError> {
   const error = await p.catch((e: unknown) => e);
-  if (!(error instanceof ProxyError)) throw new Error(`expected a ProxyError, got ${String(error)}`);
+  if (!(error instanceof ApiError)) throw new Error(`expected a ApiError, got ${String(error)}`);
   return error;
 }
 

@@ -1,10 +1,10 @@
 /**
  * Test helpers: API Gateway REST proxy events built the way API Gateway builds them from a raw request,
- * a Lambda context, and an in-memory logger.
+ * plain events for the handlers of a fixed resource, custom-resource requests, and an in-memory logger.
  */
+import type { APIGatewayProxyEvent, CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type { EdgeLogger, LogFields } from '../../../lambda/shared/logger.js';
 import type { ProxyEvent } from '../../../lambda/shared/proxy-request.js';
-import type { ProxyContext } from '../../../lambda/shared/proxy-runtime.js';
 
 export interface RawRequest {
   method?: string;
@@ -68,15 +68,54 @@ export function restEvent(raw: RawRequest): ProxyEvent {
   };
 }
 
-export const ACCOUNT = '111122223333';
-
-export function lambdaContext(overrides: Partial<ProxyContext> = {}): ProxyContext {
+/** A REST proxy event for a handler whose route is the path itself (aggregator, studio login). */
+export function apiEvent(
+  httpMethod: string,
+  path: string,
+  extra: Partial<APIGatewayProxyEvent> = {},
+): APIGatewayProxyEvent {
   return {
-    awsRequestId: 'lambda-req-1',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:gco-proxy`,
-    getRemainingTimeInMillis: () => 60_000,
-    ...overrides,
+    httpMethod,
+    path,
+    resource: path,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {} as APIGatewayProxyEvent['requestContext'],
+    ...extra,
   };
+}
+
+/** A CloudFormation custom-resource request (the internal CA's resources). */
+export function customResourceEvent(
+  requestType: 'Create' | 'Update' | 'Delete',
+  properties: Record<string, unknown>,
+  physicalResourceId = 'placeholder',
+): CloudFormationCustomResourceEvent {
+  const base = {
+    ServiceToken: 'token',
+    ResponseURL: 'https://example.invalid/response',
+    StackId: 'stack',
+    RequestId: 'request',
+    LogicalResourceId: 'Resource',
+    ResourceType: 'Custom::InternalCa',
+    ResourceProperties: { ...properties, ServiceToken: 'token' },
+  };
+  if (requestType === 'Create') return { ...base, RequestType: 'Create' };
+  if (requestType === 'Update') {
+    return {
+      ...base,
+      RequestType: 'Update',
+      PhysicalResourceId: physicalResourceId,
+      OldResourceProperties: { ServiceToken: 'token' },
+    };
+  }
+  return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalResourceId };
 }
 
 export interface MemoryLogger extends EdgeLogger {

@@ -1,4 +1,4 @@
-import { connectionListed, isBinaryBody, isHopByHop } from '../../../lambda/shared/http-forward.js';
+import { isBinaryBody } from '../../../lambda/shared/http-forward.js';
 
 const text = Buffer.from('{"ok":true,"name":"ü"}');
 const invalidUtf8 = Buffer.from([0x66, 0x6f, 0xff, 0xfe, 0x00]);
@@ -33,26 +33,5 @@ describe('binary detection for API Gateway bodies', () => {
       isBinaryBody({ 'content-type': ['application/json'], 'content-encoding': ['identity'] }, text),
     ).toBe(false);
     expect(isBinaryBody({ 'content-type': ['image/png'] }, Buffer.alloc(0))).toBe(false);
-  });
-});
-
-describe('hop-by-hop headers', () => {
-  test.each([
-    'Connection',
-    'keep-alive',
-    'Proxy-Authorization',
-    'proxy-anything',
-    'TE',
-    'Trailer',
-    'Transfer-Encoding',
-    'Upgrade',
-  ])('%s is hop-by-hop', (name) => expect(isHopByHop(name)).toBe(true));
-
-  test('ordinary headers are not; names listed in Connection are', () => {
-    expect(isHopByHop('content-type')).toBe(false);
-    expect(isHopByHop('set-cookie')).toBe(false);
-    const listed = connectionListed(['close, X-Foo', ' x-bar ']);
-    expect([...listed]).toEqual(['close', 'x-foo', 'x-bar']);
-    expect(isHopByHop('X-Foo', listed)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-import { loadConfig as loadControlPlaneConfig } from '../../../lambda/control-plane-proxy/index.js';
-import { loadConfig as loadInferenceConfig } from '../../../lambda/inference-stream-proxy/index.js';
-import { ConfigError } from '../../../lambda/shared/proxy-config.js';
+import { readControlPlaneProxyConfig } from '../../../lambda/control-plane-proxy/config.js';
+import { readInferenceProxyConfig } from '../../../lambda/inference-stream-proxy/config.js';
+import { ConfigError } from '../../../lambda/shared/env.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
 const base = {
@@ -20,7 +20,7 @@ function problems(fn: () => unknown): readonly string[] {
 }
 
 test('global mode: defaults and required variables', () => {
-  const config = loadControlPlaneConfig({
+  const config = readControlPlaneProxyConfig({
     ...base,
     MODE: 'global',
     ACCELERATOR_DNS: 'a1234.awsglobalaccelerator.com',
@@ -37,7 +37,7 @@ test('global mode: defaults and required variables', () => {
 });
 
 test('regional mode: ALB parameter, optional account, cache TTL', () => {
-  const config = loadControlPlaneConfig({
+  const config = readControlPlaneProxyConfig({
     ...base,
     MODE: 'regional',
     ALB_HOST_PARAMETER: '/gco/us-east-1/alb-host',
@@ -55,24 +55,26 @@ test('regional mode: ALB parameter, optional account, cache TTL', () => {
 
 test('every problem is reported at once, naming the variable', () => {
   const found = problems(() =>
-    loadControlPlaneConfig({ MODE: 'planetary', FORWARD_TIMEOUT_MS: '30000', BACKEND_PORT: 'x' }),
+    readControlPlaneProxyConfig({ MODE: 'planetary', FORWARD_TIMEOUT_MS: '30000', BACKEND_PORT: 'x' }),
   );
   expect(found).toEqual(
     expect.arrayContaining([
-      expect.stringContaining('MODE must be "global" or "regional"'),
-      expect.stringContaining('BACKEND_HOSTNAME is required'),
-      expect.stringContaining('INTERNAL_CA_PEM or INTERNAL_CA_FILE is required'),
-      expect.stringContaining('SIGNING_KEY_SECRET_ARN is required'),
-      expect.stringContaining('BACKEND_PORT must be an integer from 1 to 65535'),
-      expect.stringContaining('FORWARD_TIMEOUT_MS must be an integer from 1 to 28000'),
+      expect.stringContaining('MODE: expected "global" or "regional"'),
+      expect.stringContaining('BACKEND_HOSTNAME: required'),
+      expect.stringContaining('INTERNAL_CA_PEM: required, or INTERNAL_CA_FILE'),
+      expect.stringContaining('SIGNING_KEY_SECRET_ARN: required'),
+      expect.stringContaining('BACKEND_PORT: expected an integer in 1..65535'),
+      expect.stringContaining('FORWARD_TIMEOUT_MS: expected a value in 1..28000'),
     ]),
   );
-  expect(problems(() => loadControlPlaneConfig({ ...base, MODE: 'global' }))).toEqual([
-    expect.stringContaining('ACCELERATOR_DNS is required'),
+  expect(problems(() => readControlPlaneProxyConfig({ ...base, MODE: 'global' }))).toEqual([
+    expect.stringContaining('ACCELERATOR_DNS: required'),
   ]);
-  expect(problems(() => loadControlPlaneConfig({ ...base, MODE: 'regional', ACCOUNT_ID: '12' }))).toEqual([
-    expect.stringContaining('ALB_HOST_PARAMETER is required'),
-    expect.stringContaining('ACCOUNT_ID must be 12 digits'),
+  expect(
+    problems(() => readControlPlaneProxyConfig({ ...base, MODE: 'regional', ACCOUNT_ID: '12' })),
+  ).toEqual([
+    expect.stringContaining('ALB_HOST_PARAMETER: required'),
+    expect.stringContaining('ACCOUNT_ID: expected 12 digits'),
   ]);
 });
 
@@ -83,29 +85,29 @@ test('the CA comes from INTERNAL_CA_PEM (with \\n escapes) or INTERNAL_CA_FILE, 
     MODE: 'global',
     ACCELERATOR_DNS: 'x.example.com',
   };
-  expect(loadControlPlaneConfig({ ...env, INTERNAL_CA_PEM: PEM.replace(/\n/g, '\\n') }).caPem).toBe(PEM);
-  const fromFile = loadControlPlaneConfig({ ...env, INTERNAL_CA_FILE: '/opt/ca.pem' }, (p) =>
+  expect(readControlPlaneProxyConfig({ ...env, INTERNAL_CA_PEM: PEM.replace(/\n/g, '\\n') }).caPem).toBe(PEM);
+  const fromFile = readControlPlaneProxyConfig({ ...env, INTERNAL_CA_FILE: '/opt/ca.pem' }, (p) =>
     p === '/opt/ca.pem' ? PEM : '',
   );
   expect(fromFile.caPem).toBe(PEM);
   expect(
-    problems(() => loadControlPlaneConfig({ ...env, INTERNAL_CA_PEM: PEM, INTERNAL_CA_FILE: '/x' })),
-  ).toEqual(['set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE']);
-  expect(problems(() => loadControlPlaneConfig({ ...env, INTERNAL_CA_PEM: 'not a pem' }))).toEqual([
-    'INTERNAL_CA_PEM holds no PEM certificate',
+    problems(() => readControlPlaneProxyConfig({ ...env, INTERNAL_CA_PEM: PEM, INTERNAL_CA_FILE: '/x' })),
+  ).toEqual(['INTERNAL_CA_PEM: set only one of INTERNAL_CA_PEM and INTERNAL_CA_FILE']);
+  expect(problems(() => readControlPlaneProxyConfig({ ...env, INTERNAL_CA_PEM: 'not a pem' }))).toEqual([
+    'INTERNAL_CA_PEM: holds no PEM certificate',
   ]);
   const missing = problems(() =>
-    loadControlPlaneConfig({ ...env, INTERNAL_CA_FILE: '/nope' }, () => {
+    readControlPlaneProxyConfig({ ...env, INTERNAL_CA_FILE: '/nope' }, () => {
       throw new Error('ENOENT');
     }),
   );
-  expect(missing[0]).toMatch(/INTERNAL_CA_FILE "\/nope" cannot be read/);
+  expect(missing[0]).toMatch(/INTERNAL_CA_FILE: cannot read "\/nope"/);
 });
 
 test('inference proxy: header timeout defaults by mode (edge idle timeout 30 s), stream cap under 900 s', () => {
-  const global = loadInferenceConfig({ ...base, MODE: 'global', ACCELERATOR_DNS: 'x.example.com' });
+  const global = readInferenceProxyConfig({ ...base, MODE: 'global', ACCELERATOR_DNS: 'x.example.com' });
   expect([global.headerTimeoutMs, global.streamTimeoutMs]).toEqual([28_000, 895_000]);
-  const regional = loadInferenceConfig({
+  const regional = readInferenceProxyConfig({
     ...base,
     MODE: 'regional',
     ALB_HOST_PARAMETER: '/p',
@@ -114,7 +116,7 @@ test('inference proxy: header timeout defaults by mode (edge idle timeout 30 s),
   expect(regional.headerTimeoutMs).toBe(5_000);
   expect(
     problems(() =>
-      loadInferenceConfig({
+      readInferenceProxyConfig({
         ...base,
         MODE: 'regional',
         ALB_HOST_PARAMETER: '/p',

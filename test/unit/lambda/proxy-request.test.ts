@@ -1,5 +1,5 @@
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { ProxyError } from '../../../lambda/shared/errors.js';
+import { ApiError } from '../../../lambda/shared/errors.js';
 import {
   buildQuery,
   derivePath,
@@ -8,21 +8,21 @@ import {
   prepareRequest,
   rejectForbidden,
   requestTarget,
-  signRequest,
+  withEnvelope,
 } from '../../../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import { restEvent } from './events.js';
 
 const HOST = 'backend.gco.gco.internal';
 
-function refusal(fn: () => unknown): ProxyError {
+function refusal(fn: () => unknown): ApiError {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ProxyError) return error;
+    if (error instanceof ApiError) return error;
     throw error;
   }
-  throw new Error('expected a ProxyError');
+  throw new Error('expected a ApiError');
 }
 
 describe('rejection rules', () => {
@@ -228,7 +228,7 @@ test('the signed request verifies with the envelope verifier (same target, same 
     restEvent({ method: 'POST', url: '/api/v1/jobs?namespace=svc-jobs&tag=a&tag=b%20c', body: '{"ü":1}' }),
     { hostHeader: HOST },
   );
-  const signed = signRequest(prepared, key);
+  const signed = withEnvelope(prepared, key);
   const verifier = new EnvelopeVerifier({ keys: staticKeySource({ current: key }) });
   const result = await verifier.verify({
     method: signed.method,

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { Context } from 'aws-lambda';
 import {
   DEFAULT_STREAM_CONTENT_TYPE,
   HTTP_INTEGRATION_CONTENT_TYPE,
@@ -16,7 +15,7 @@ import {
   readHttpIntegrationResponse,
 } from '../../../local/api-gateway-emulator/response-stream.js';
 import type { LambdaRuntimeGlobal } from '../../../types/awslambda.js';
-import { lambdaContext } from './events.js';
+import { lambdaContext } from '../../support/lambda-context.js';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -24,8 +23,7 @@ async function bytesOf(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-// The helpers under test only pass the context through.
-const ctx = lambdaContext() as Context;
+const ctx = lambdaContext();
 
 describe('local HttpResponseStream.from (no awslambda global)', () => {
   test('the wire format is JSON prelude, 8 NUL bytes, then the body', async () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { postWebhook, type Lookup } from '../../../cluster/manifest-processor/src/webhooks/index.js';
-import { createTestCa, type TestCa } from '../../../local/tls.js';
+import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 
 interface Seen {
   host: string | undefined;
@@ -13,14 +13,14 @@ interface Seen {
 }
 
 describe('webhook HTTP client', () => {
-  let ca: TestCa;
+  let ca: LocalCa;
   let server: Server;
   let port: number;
   const seen: Seen[] = [];
   let answer: (res: ServerResponse) => void = (res) => res.end('ok');
 
   beforeAll(async () => {
-    ca = createTestCa();
+    ca = createLocalCa();
     const { key, cert } = ca.issue(['hook.example.test', '127.0.0.1']);
     server = createServer({ key, cert }, (req, res) => {
       const chunks: Buffer[] = [];

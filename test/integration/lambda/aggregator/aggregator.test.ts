@@ -8,34 +8,14 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createHandler, handler as envHandler } from '../../../../lambda/aggregator/index.js';
 import { SsmDiscovery, StaticDiscovery, parseRegionalApis } from '../../../../lambda/shared/regional-apis.js';
-import { signRequest } from '../../../../lambda/shared/sigv4.js';
+import { signSigV4 } from '../../../../lambda/shared/sigv4.js';
+import { lambdaContext } from '../../../support/lambda-context.js';
+import { apiEvent } from '../../../unit/lambda/events.js';
 import { jobView, refusedUrl, startRegionalApiStub, type RegionalApiStub } from './regional-api-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDAGGREGATORTEST', secretAccessKey: 'aggregator-test-secret-key' };
 const KNOWN = new Map([[CREDENTIALS.accessKeyId, CREDENTIALS]]);
 const REGIONS = ['ap-southeast-2', 'eu-west-1', 'us-east-1'] as const;
-
-function event(
-  method: string,
-  path: string,
-  extra: Partial<APIGatewayProxyEvent> = {},
-): APIGatewayProxyEvent {
-  return {
-    httpMethod: method,
-    path,
-    resource: path,
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {} as APIGatewayProxyEvent['requestContext'],
-    ...extra,
-  };
-}
 
 function withQuery(query: Record<string, string>): Partial<APIGatewayProxyEvent> {
   return {
@@ -114,7 +94,7 @@ describe('aggregator across three regional APIs', () => {
     const stub = stubs[0]!;
     const unsigned = await fetch(`${stub.url}/api/v1/health`);
     expect(unsigned.status).toBe(403);
-    const wrongKey = await signRequest({
+    const wrongKey = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
@@ -122,7 +102,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: { ...CREDENTIALS, secretAccessKey: 'not-the-secret' },
     });
     expect((await fetch(wrongKey.url, { headers: wrongKey.headers })).status).toBe(403);
-    const wrongRegion = await signRequest({
+    const wrongRegion = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
@@ -130,7 +110,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: CREDENTIALS,
     });
     expect((await fetch(wrongRegion.url, { headers: wrongRegion.headers })).status).toBe(403);
-    const tamperedQuery = await signRequest({
+    const tamperedQuery = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/jobs',
@@ -142,7 +122,7 @@ describe('aggregator across three regional APIs', () => {
       (await fetch(tamperedQuery.url.replace('svc-jobs', 'kube-system'), { headers: tamperedQuery.headers }))
         .status,
     ).toBe(403);
-    const good = await signRequest({
+    const good = await signSigV4({
       method: 'GET',
       baseUrl: stub.url,
       path: '/api/v1/health',
@@ -159,7 +139,7 @@ describe('aggregator across three regional APIs', () => {
   });
 
   test('GET /api/v1/global/health: one signed call per region, overall healthy with counts', async () => {
-    const result = await aggregator()(event('GET', '/api/v1/global/health'));
+    const result = await aggregator()(apiEvent('GET', '/api/v1/global/health'));
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['content-type']).toBe('application/json');
     const body = bodyOf(result);
@@ -183,7 +163,7 @@ describe('aggregator across three regional APIs', () => {
   });
 
   test('GET /api/v1/global/jobs: concatenated with region, default createdAt:desc, sums and has_more', async () => {
-    const result = await aggregator()(event('GET', '/api/v1/global/jobs', withQuery({ limit: '2' })));
+    const result = await aggregator()(apiEvent('GET', '/api/v1/global/jobs', withQuery({ limit: '2' })));
     expect(result.statusCode).toBe(200);
     const body = bodyOf(result);
     // Each region got limit=2: us-east-1 has 3 jobs (has_more), the others fit.
@@ -224,7 +204,7 @@ describe('aggregator across three regional APIs', () => {
       status: 'running',
       label_selector: 'team=ml,tier=a b',
     };
-    const result = await aggregator()(event('GET', '/api/v1/global/jobs', withQuery(query)));
+    const result = await aggregator()(apiEvent('GET', '/api/v1/global/jobs', withQuery(query)));
     const body = bodyOf(result);
     for (const stub of stubs) {
       expect(stub.received).toHaveLength(1);
@@ -250,7 +230,7 @@ describe('aggregator across three regional APIs', () => {
   });
 
   test('GET /api/v1/global/status: templates, webhooks, resource limits and namespaces per region', async () => {
-    const body = bodyOf(await aggregator()(event('GET', '/api/v1/global/status')));
+    const body = bodyOf(await aggregator()(apiEvent('GET', '/api/v1/global/status')));
     expect(body.allowed_namespaces).toEqual({
       'ap-southeast-2': ['svc-jobs', 'team-ap-southeast-2'],
       'eu-west-1': ['svc-jobs', 'team-eu-west-1'],
@@ -275,7 +255,7 @@ describe('aggregator across three regional APIs', () => {
 
   test('DELETE /api/v1/global/jobs: the JSON body reaches every region verbatim; counts are summed', async () => {
     const requestBody = '{"namespace":"svc-jobs","dry_run":false,"older_than_days":7}';
-    const result = await aggregator()(event('DELETE', '/api/v1/global/jobs', { body: requestBody }));
+    const result = await aggregator()(apiEvent('DELETE', '/api/v1/global/jobs', { body: requestBody }));
     expect(result.statusCode).toBe(200);
     const body = bodyOf(result);
     for (const stub of stubs) {
@@ -296,7 +276,7 @@ describe('aggregator across three regional APIs', () => {
 
   test('DELETE dry run is reported as such', async () => {
     const body = bodyOf(
-      await aggregator()(event('DELETE', '/api/v1/global/jobs', { body: '{"dry_run":true}' })),
+      await aggregator()(apiEvent('DELETE', '/api/v1/global/jobs', { body: '{"dry_run":true}' })),
     );
     expect(body).toMatchObject({ dry_run: true, matched: 7, deleted: 0, failed: 0 });
   });
@@ -308,12 +288,12 @@ describe('aggregator across three regional APIs', () => {
       { 'x-svc-target-region': 'eu-west-1' },
       { 'X-Svc-Target-REGION': '' },
     ]) {
-      const result = await handler(event('GET', '/api/v1/global/jobs', { headers }));
+      const result = await handler(apiEvent('GET', '/api/v1/global/jobs', { headers }));
       expect(result.statusCode).toBe(400);
       expect(typeof bodyOf(result).message).toBe('string');
     }
     const multi = await handler(
-      event('DELETE', '/api/v1/global/jobs', {
+      apiEvent('DELETE', '/api/v1/global/jobs', {
         multiValueHeaders: { 'X-Svc-Target-Region': ['us-east-1'] },
         body: '{}',
       }),
@@ -324,19 +304,19 @@ describe('aggregator across three regional APIs', () => {
 
   test('other paths are 404, other methods 405, bad bodies 400 — all as {"message":…}', async () => {
     const handler = aggregator();
-    const notFound = await handler(event('GET', '/api/v1/global/policy'));
+    const notFound = await handler(apiEvent('GET', '/api/v1/global/policy'));
     expect(notFound.statusCode).toBe(404);
     expect(bodyOf(notFound)).toEqual({ message: 'Not found' });
-    expect((await handler(event('GET', '/api/v1/jobs'))).statusCode).toBe(404);
-    const wrongMethod = await handler(event('POST', '/api/v1/global/jobs', { body: '{}' }));
+    expect((await handler(apiEvent('GET', '/api/v1/jobs'))).statusCode).toBe(404);
+    const wrongMethod = await handler(apiEvent('POST', '/api/v1/global/jobs', { body: '{}' }));
     expect(wrongMethod.statusCode).toBe(405);
     expect(wrongMethod.headers?.allow).toBe('GET, DELETE');
-    expect((await handler(event('DELETE', '/api/v1/global/jobs', { body: 'not json' }))).statusCode).toBe(
+    expect((await handler(apiEvent('DELETE', '/api/v1/global/jobs', { body: 'not json' }))).statusCode).toBe(
       400,
     );
-    expect((await handler(event('DELETE', '/api/v1/global/jobs', { body: '[1]' }))).statusCode).toBe(400);
+    expect((await handler(apiEvent('DELETE', '/api/v1/global/jobs', { body: '[1]' }))).statusCode).toBe(400);
     const b64 = await handler(
-      event('DELETE', '/api/v1/global/jobs', { body: 'e30=', isBase64Encoded: true }),
+      apiEvent('DELETE', '/api/v1/global/jobs', { body: 'e30=', isBase64Encoded: true }),
     );
     expect(b64.statusCode).toBe(400);
     for (const stub of stubs) expect(stub.received).toEqual([]);
@@ -348,7 +328,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: { accessKeyId: 'AKIDUNKNOWN', secretAccessKey: 'x' },
       settings: { budgetMs: 5000 },
     });
-    const result = await handler(event('GET', '/api/v1/global/health'));
+    const result = await handler(apiEvent('GET', '/api/v1/global/health'));
     expect(result.statusCode).toBe(200);
     const body = bodyOf(result);
     expect(body.status).toBe('unhealthy');
@@ -366,7 +346,7 @@ describe('aggregator across three regional APIs', () => {
       credentials: CREDENTIALS,
       settings: { budgetMs: 5000, expectedRegions: ['us-west-2', 'us-east-1'] },
     });
-    const body = bodyOf(await handler(event('GET', '/api/v1/global/health')));
+    const body = bodyOf(await handler(apiEvent('GET', '/api/v1/global/health')));
     expect(Object.keys(body.regions)).toEqual(['ap-southeast-2', 'eu-west-1', 'us-east-1', 'us-west-2']);
     expect(body.regions['us-west-2']).toEqual({
       status: null,
@@ -424,7 +404,7 @@ describe('aggregator with failing regions', () => {
     '%s %s answers 200 in time with every region present and the failures marked',
     async (method, path, requestBody) => {
       const started = performance.now();
-      const result = await aggregator()(event(method, path, { body: requestBody }));
+      const result = await aggregator()(apiEvent(method, path, { body: requestBody }));
       const elapsed = performance.now() - started;
       expect(result.statusCode).toBe(200);
       const body = bodyOf(result);
@@ -462,7 +442,7 @@ describe('aggregator with failing regions', () => {
     const [health, jobs, status] = (
       await Promise.all(
         ['/api/v1/global/health', '/api/v1/global/jobs', '/api/v1/global/status'].map((path) =>
-          handler(event('GET', path)),
+          handler(apiEvent('GET', path)),
         ),
       )
     ).map(bodyOf);
@@ -479,7 +459,7 @@ describe('aggregator with failing regions', () => {
       credentials: CREDENTIALS,
       settings: { budgetMs: 20_000, regionTimeoutMs: 300 },
     });
-    const body = bodyOf(await handler(event('GET', '/api/v1/global/health')));
+    const body = bodyOf(await handler(apiEvent('GET', '/api/v1/global/health')));
     const error: string = body.regions['eu-west-1'].error;
     expect(Number(/(\d+)/.exec(error)?.[1])).toBeLessThanOrEqual(300);
   });
@@ -491,7 +471,7 @@ describe('aggregator with failing regions', () => {
       settings: { budgetMs: 20_000 },
     });
     const body = bodyOf(
-      await handler(event('GET', '/api/v1/global/health'), { getRemainingTimeInMillis: () => 1400 }),
+      await handler(apiEvent('GET', '/api/v1/global/health'), { getRemainingTimeInMillis: () => 1400 }),
     );
     expect(Number(/(\d+)/.exec(body.regions['eu-west-1'].error)?.[1])).toBeLessThanOrEqual(400);
   });
@@ -536,10 +516,12 @@ describe('regional API discovery', () => {
       credentials: CREDENTIALS,
       settings: { budgetMs: 5000 },
     });
-    const first = bodyOf(await handler(event('GET', '/api/v1/global/jobs', withQuery({ sort: 'name:asc' }))));
+    const first = bodyOf(
+      await handler(apiEvent('GET', '/api/v1/global/jobs', withQuery({ sort: 'name:asc' }))),
+    );
     expect(Object.keys(first.regions)).toEqual(['eu-west-1', 'us-east-1']);
     expect(first.jobs.map((j: Json) => j.name)).toEqual(['alpha', 'batch-c', 'eval-b', 'train-a', 'zeta']);
-    const second = bodyOf(await handler(event('GET', '/api/v1/global/health')));
+    const second = bodyOf(await handler(apiEvent('GET', '/api/v1/global/health')));
     expect(second.status).toBe('healthy');
     expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(2); // one discovery, two pages
   });
@@ -554,7 +536,7 @@ describe('regional API discovery', () => {
         ttlMs: 60_000,
       });
     const bare = await createHandler({ discovery: discovery(), credentials: CREDENTIALS })(
-      event('GET', '/api/v1/global/health'),
+      apiEvent('GET', '/api/v1/global/health'),
     );
     expect(bare.statusCode).toBe(503);
     expect(typeof bodyOf(bare).message).toBe('string');
@@ -562,7 +544,7 @@ describe('regional API discovery', () => {
       discovery: discovery(),
       credentials: CREDENTIALS,
       settings: { expectedRegions: ['eu-west-1', 'us-east-1'] },
-    })(event('GET', '/api/v1/global/health'));
+    })(apiEvent('GET', '/api/v1/global/health'));
     expect(known.statusCode).toBe(200);
     const body = bodyOf(known);
     expect(body.regions['us-east-1'].error).toBe('regional API discovery failed');
@@ -578,8 +560,8 @@ describe('regional API discovery', () => {
     process.env.AWS_SECRET_ACCESS_KEY = CREDENTIALS.secretAccessKey;
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
-    const context = { getRemainingTimeInMillis: () => 29_000, awsRequestId: 'req-1' } as never;
-    const body = bodyOf(await envHandler(event('GET', '/api/v1/global/status'), context));
+    const context = lambdaContext({ getRemainingTimeInMillis: () => 29_000, awsRequestId: 'req-1' });
+    const body = bodyOf(await envHandler(apiEvent('GET', '/api/v1/global/status'), context));
     expect(body.regions['us-east-1']).toMatchObject({ status: 200, ok: true });
     expect(body.regions['eu-west-1']).toMatchObject({ status: 200, ok: true });
     expect(body.regions['us-west-2'].error).toBe('regional API not discovered');

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { sortJobs, type JobView } from '../../../../cluster/manifest-processor/src/job-view.js';
-import { settingsFromEnv } from '../../../../lambda/aggregator/config.js';
+import { readAggregatorConfig } from '../../../../lambda/aggregator/config.js';
 import type { RegionResult } from '../../../../lambda/aggregator/fan-out.js';
 import {
   compareJobs,
@@ -198,7 +198,16 @@ describe('mergeDelete and mergeStatus', () => {
   });
 });
 
-describe('settingsFromEnv', () => {
+describe('aggregator settings from the environment', () => {
+  // Discovery is read by the same reader (regional-apis.test.ts); these cases need one.
+  const settingsFromEnv = (env: NodeJS.ProcessEnv) => {
+    const { discovery: _discovery, ...settings } = readAggregatorConfig({
+      REGIONAL_API_PARAMETER_PATH: '/gco/regional-api',
+      ...env,
+    });
+    return settings;
+  };
+
   test('defaults and validation', () => {
     expect(settingsFromEnv({})).toEqual({ budgetMs: 27_000, expectedRegions: [] });
     expect(

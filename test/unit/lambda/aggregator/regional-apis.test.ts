@@ -1,9 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
+import { readAggregatorConfig } from '../../../../lambda/aggregator/config.js';
 import {
   SsmDiscovery,
-  discoveryFromEnv,
+  discoveryFor,
   normalizeApiUrl,
   parseRegionList,
   parseRegionalApis,
@@ -158,7 +159,9 @@ describe('SsmDiscovery', () => {
   });
 });
 
-describe('discoveryFromEnv', () => {
+describe('discovery from the environment', () => {
+  const discoveryFromEnv = (env: NodeJS.ProcessEnv) => discoveryFor(readAggregatorConfig(env).discovery);
+
   test('REGIONAL_APIS wins over the parameter path', () => {
     expect(
       discoveryFromEnv({
@@ -172,7 +175,7 @@ describe('discoveryFromEnv', () => {
   });
 
   test('nothing configured, a bad path or a bad TTL are readable errors', () => {
-    expect(() => discoveryFromEnv({})).toThrow('Set REGIONAL_APIS or REGIONAL_API_PARAMETER_PATH');
+    expect(() => discoveryFromEnv({})).toThrow('REGIONAL_APIS: required, or REGIONAL_API_PARAMETER_PATH');
     expect(() => discoveryFromEnv({ REGIONAL_API_PARAMETER_PATH: 'gco' })).toThrow(
       'REGIONAL_API_PARAMETER_PATH',
     );

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { encodeQuery, rfc3986Encode, signRequest } from '../../../../lambda/shared/sigv4.js';
+import { encodeQuery, rfc3986Encode, signSigV4 } from '../../../../lambda/shared/sigv4.js';
 
 // The AWS SigV4 test suite's credentials and date (aws-sig-v4-test-suite, "get-vanilla").
 const SUITE = {
@@ -39,9 +39,9 @@ function referenceSignature(p: {
   return createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex');
 }
 
-describe('signRequest', () => {
+describe('signSigV4', () => {
   test('reproduces the AWS test suite vector get-vanilla', async () => {
-    const signed = await signRequest({
+    const signed = await signSigV4({
       method: 'GET',
       baseUrl: 'https://example.amazonaws.com',
       path: '/',
@@ -60,7 +60,7 @@ describe('signRequest', () => {
 
   test('matches a from-the-docs implementation for a stage path, query, body and port', async () => {
     const body = '{"namespace":"svc-jobs","dry_run":true}';
-    const signed = await signRequest({
+    const signed = await signSigV4({
       method: 'DELETE',
       baseUrl: 'http://127.0.0.1:4567/prod/',
       path: '/api/v1/jobs',
@@ -97,7 +97,7 @@ describe('signRequest', () => {
   });
 
   test('temporary credentials add a signed x-amz-security-token; a provider function is accepted', async () => {
-    const signed = await signRequest({
+    const signed = await signSigV4({
       method: 'GET',
       baseUrl: 'https://abc.execute-api.us-east-1.amazonaws.com/prod',
       path: '/api/v1/health',

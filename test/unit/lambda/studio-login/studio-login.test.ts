@@ -4,15 +4,12 @@ import {
   ResourceNotFound,
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import {
-  createHandler,
-  profileNameFor,
-  settingsFromEnv,
-  type StudioLoginSettings,
-} from '../../../../lambda/studio-login/index.js';
+import { createLogger } from '../../../../lambda/shared/logger.js';
+import { readStudioLoginConfig, type StudioLoginSettings } from '../../../../lambda/studio-login/config.js';
+import { createHandler, profileNameFor } from '../../../../lambda/studio-login/index.js';
+import { apiEvent } from '../events.js';
 
 const PRESIGNED =
   'https://d-abc123.studio.us-east-1.sagemaker.aws/auth?token=eyJhbGciOiJSUzI1NiJ9.SECRET-TOKEN-MATERIAL';
@@ -28,22 +25,12 @@ function event(
   path = '/studio/login',
   method = 'GET',
 ): APIGatewayProxyEvent {
-  return {
-    httpMethod: method,
-    path,
-    resource: path,
+  return apiEvent(method, path, {
     headers: { Authorization: 'eyJraWQiOiJ-ID-TOKEN' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
     requestContext: {
       ...(claims ? { authorizer: { claims } } : {}),
     } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  });
 }
 
 const ALICE = {
@@ -76,7 +63,7 @@ describe('GET /studio/login', () => {
     createHandler({
       sagemaker: new SageMakerClient({ region: 'us-east-1' }),
       settings,
-      logger: new Logger({ serviceName: 'studio-login' }),
+      logger: createLogger('studio-login'),
     });
 
   test("returns a short-lived presigned URL for the caller's own profile and never logs it", async () => {
@@ -163,9 +150,9 @@ describe('GET /studio/login', () => {
   });
 });
 
-describe('settingsFromEnv', () => {
+describe('readStudioLoginConfig', () => {
   test('defaults: 60 s URL, 1 h session, cognito:username', () => {
-    expect(settingsFromEnv({ STUDIO_DOMAIN_ID: 'd-1' })).toEqual({
+    expect(readStudioLoginConfig({ STUDIO_DOMAIN_ID: 'd-1' })).toEqual({
       domainId: 'd-1',
       profileClaim: 'cognito:username',
       urlExpiresInSeconds: 60,
@@ -174,15 +161,15 @@ describe('settingsFromEnv', () => {
   });
 
   test("SageMaker's ranges are enforced (URL expiry ≤ 300 s)", () => {
-    expect(() => settingsFromEnv({})).toThrow('STUDIO_DOMAIN_ID');
-    expect(() => settingsFromEnv({ STUDIO_DOMAIN_ID: 'd-1', STUDIO_URL_EXPIRES_SECONDS: '301' })).toThrow(
-      '5 to 300',
-    );
-    expect(() => settingsFromEnv({ STUDIO_DOMAIN_ID: 'd-1', STUDIO_SESSION_EXPIRES_SECONDS: '60' })).toThrow(
-      '1800',
-    );
+    expect(() => readStudioLoginConfig({})).toThrow('STUDIO_DOMAIN_ID');
+    expect(() =>
+      readStudioLoginConfig({ STUDIO_DOMAIN_ID: 'd-1', STUDIO_URL_EXPIRES_SECONDS: '301' }),
+    ).toThrow('5..300');
+    expect(() =>
+      readStudioLoginConfig({ STUDIO_DOMAIN_ID: 'd-1', STUDIO_SESSION_EXPIRES_SECONDS: '60' }),
+    ).toThrow('1800');
     expect(
-      settingsFromEnv({
+      readStudioLoginConfig({
         STUDIO_DOMAIN_ID: 'd-1',
         STUDIO_URL_EXPIRES_SECONDS: '300',
         STUDIO_PROFILE_CLAIM: 'sub',

@@ -1,7 +1,6 @@
 /**
- * Wiring shared by the two proxies: AWS clients, key source and target resolver from a ProxyConfig, the
- * lazily built handler (configuration read on the first invocation of a sandbox, never at import), and
- * small per-request helpers.
+ * Wiring shared by the two proxies: AWS clients, key source and target resolver from a ProxyConfig, and
+ * the per-request steps both take (log fields, target and envelope, time budget).
  */
 import type { LookupFunction } from 'node:net';
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
@@ -12,11 +11,14 @@ import {
   RegionalTargetResolver,
   staticTargetResolver,
   targetFactory,
+  type BackendTarget,
   type TargetResolver,
 } from './backend-target.js';
-import { describeError, internalError } from './errors.js';
-import type { EdgeLogger } from './logger.js';
+import { internalError } from './errors.js';
+import type { OutboundRequest } from './http-forward.js';
+import { createLogger, type EdgeLogger } from './logger.js';
 import type { ProxyConfig } from './proxy-config.js';
+import { withEnvelope, type ProxyEvent } from './proxy-request.js';
 import { secretsManagerKeySource } from './secrets-key-source.js';
 import type { KeySource } from './signing-keys.js';
 
@@ -49,27 +51,34 @@ export interface FromEnvOptions {
   readFile?: (path: string) => string;
 }
 
+/** What both proxies' handlers are built from. */
 export interface ProxyDeps {
   keys: KeySource;
   targets: TargetResolver;
+  /** Host header for the backend (`backend.<project>.<internal_domain>`). */
+  hostHeader: string;
+  logger?: EdgeLogger;
+  /** Label for logs. */
+  mode?: string;
 }
 
-/** Key source and target resolver for a configuration (global: the accelerator; regional: SSM + ELBv2). */
-export function proxyDeps(
-  config: ProxyConfig,
-  clients: AwsClients,
-  logger: EdgeLogger,
-  lookup?: LookupFunction,
-): ProxyDeps {
+/**
+ * The deps a configuration asks for: the accelerator (global) or SSM + ELBv2 (regional), the signing
+ * key from Secrets Manager, and the logger (`service` names it when the caller passes none).
+ */
+export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: string): ProxyDeps {
+  const logger = opts.logger ?? createLogger(service);
+  const clients = opts.clients ?? defaultAwsClients();
   const makeTarget = targetFactory({
     caPem: config.caPem,
     servername: config.backendHostname,
     port: config.backendPort,
-    ...(lookup ? { lookup } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
   const keys = secretsManagerKeySource(clients.secretsManager, config.signingKeySecretArn);
+  const common = { keys, hostHeader: config.backendHostname, logger, mode: config.mode };
   if (config.mode === 'global') {
-    return { keys, targets: staticTargetResolver(makeTarget(config.acceleratorDns ?? '')) };
+    return { ...common, targets: staticTargetResolver(makeTarget(config.acceleratorDns ?? '')) };
   }
   const targets = new RegionalTargetResolver({
     ssm: clients.ssm,
@@ -80,11 +89,31 @@ export function proxyDeps(
     makeTarget,
     logger,
   });
-  return { keys, targets };
+  return { ...common, targets };
+}
+
+/** The request fields of every log line of a proxy (never headers, bodies or query strings). */
+export function requestLogFields(event: ProxyEvent, mode: string | undefined): Record<string, unknown> {
+  return {
+    request_id: event.requestContext?.requestId,
+    method: event.httpMethod,
+    path: event.path,
+    mode,
+  };
+}
+
+/** The backend to call and the prepared request with its envelope, signed with the current key. */
+export async function signedForBackend(
+  deps: Pick<ProxyDeps, 'keys' | 'targets'>,
+  prepared: OutboundRequest,
+  context: ProxyContext,
+): Promise<{ target: BackendTarget; signed: OutboundRequest }> {
+  const target = await deps.targets.resolve({ invokedFunctionArn: context.invokedFunctionArn });
+  return { target, signed: withEnvelope(prepared, await currentSigningKey(deps.keys)) };
 }
 
 /** The current signing key; a key store failure is the proxy's own 500. */
-export async function currentSigningKey(keys: KeySource): Promise<string> {
+async function currentSigningKey(keys: KeySource): Promise<string> {
   try {
     return (await keys.get()).current;
   } catch (error) {
@@ -99,28 +128,4 @@ export async function currentSigningKey(keys: KeySource): Promise<string> {
 export function budgetMs(limitMs: number, context: ProxyContext, marginMs = 1_000): number {
   const remaining = context.getRemainingTimeInMillis?.();
   return remaining === undefined ? limitMs : Math.max(0, Math.min(limitMs, remaining - marginMs));
-}
-
-/**
- * A handler built on first use. Configuration errors are logged once and every invocation then fails the
- * same way (`onConfigError`) instead of crashing the sandbox on import.
- */
-export function lazyHandler<A extends unknown[], R>(
-  build: () => (...args: A) => Promise<R>,
-  onConfigError: (...args: A) => Promise<R>,
-  logger: () => EdgeLogger,
-): (...args: A) => Promise<R> {
-  let built: ((...args: A) => Promise<R>) | undefined;
-  let failed = false;
-  return (...args: A) => {
-    if (built === undefined && !failed) {
-      try {
-        built = build();
-      } catch (error) {
-        failed = true;
-        logger().error('invalid configuration; every request fails until it is fixed', describeError(error));
-      }
-    }
-    return built ? built(...args) : onConfigError(...args);
-  };
 }
