@@ -14,7 +14,7 @@ import { Ec2SpotPriceSource, type SpotPriceSource } from './spot-prices.js';
 import { QueueStore } from './store.js';
 import { QueueWorker } from './worker.js';
 
-export { loadQueueConfig, QUEUE_DEFAULTS, defaultWorkerId, type QueueConfig } from './config.js';
+export { loadQueueConfig, QUEUE_DEFAULTS, queueEnvironment, type QueueConfig } from './config.js';
 export { decodeCursor, encodeCursor } from './cursor.js';
 export {
   DispatchError,

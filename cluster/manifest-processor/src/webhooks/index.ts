@@ -1,6 +1,12 @@
 /** Webhooks for job events: registration routes, the job-event watcher and the delivery worker (docs/webhooks.md). */
 export { postWebhook, type WebhookRequest as WebhookHttpRequest, type WebhookResult } from './client.js';
-export { checkWebhookConfig, loadWebhookConfig, WEBHOOK_DEFAULTS, type WebhookConfig } from './config.js';
+export {
+  checkWebhookConfig,
+  loadWebhookConfig,
+  WEBHOOK_DEFAULTS,
+  webhookEnvironment,
+  type WebhookConfig,
+} from './config.js';
 export {
   deliveryId,
   deriveJobEvents,
