@@ -34,6 +34,6 @@ export function createLogger(service: string, version: string, level?: string): 
 }
 
 /** A logger that writes nothing (tests, embedded use). */
-export function silentLogger(): Logger {
+export function silentServiceLogger(): Logger {
   return pino({ level: 'silent' });
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createHealthMonitor, type HealthMonitor } from '../../cluster/health-monitor/src/app.js';
 import type { HealthMonitorConfig } from '../../cluster/health-monitor/src/config.js';
 import { SnapshotCollector } from '../../cluster/health-monitor/src/snapshot.js';
-import { silentLogger } from '../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../lambda/shared/signing-keys.js';
 import {
@@ -70,7 +70,7 @@ describe('health-monitor against the Kubernetes API simulator', () => {
       config,
       envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
       collect: () => collector.collect(),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     base = await monitor.app.listen({ host: '127.0.0.1', port: 0 });
   });

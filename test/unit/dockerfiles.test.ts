@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { CLUSTER_SERVICES } from '../../cluster/build.js';
+import { CLUSTER_SERVICES } from '../../lib/routing.js';
 
 const root = process.cwd();
 const dirs: string[] = [];

@@ -6,8 +6,12 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { CostMonitorClient, registerCostRoutes } from '../../../cluster/manifest-processor/src/cost/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import {
+  COST_PREFIX,
+  CostMonitorClient,
+  costRoutes,
+} from '../../../cluster/manifest-processor/src/cost/index.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
@@ -35,8 +39,10 @@ async function startFront(client: CostMonitorClient): Promise<{ service: Service
     version: '2.0.0',
     description: 'cost routes under test',
     envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-    logger: silentLogger(),
-    routes: (app) => registerCostRoutes(app, { client }),
+    logger: silentServiceLogger(),
+    routes: async (app) => {
+      await app.register(costRoutes, { prefix: COST_PREFIX, client });
+    },
   });
   fronts.push(service);
   return { service, base: await service.app.listen({ host: '127.0.0.1', port: 0 }) };

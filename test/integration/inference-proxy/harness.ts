@@ -17,7 +17,7 @@ import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-s
 import { createInferenceProxy, type InferenceProxy } from '../../../cluster/inference-proxy/src/app.js';
 import type { InferenceProxyConfig } from '../../../cluster/inference-proxy/src/config.js';
 import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
 import { createTestCa, type IssuedCertificate, type TestCa } from '../../../local/tls.js';
@@ -193,7 +193,7 @@ export async function startProxy(opts: {
     ca: opts.ca ?? testCa().ca.cert,
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.now ? { now: opts.now } : {}),
-    logger: silentLogger(),
+    logger: silentServiceLogger(),
   });
   const base = await proxy.app.listen({ host: '127.0.0.1', port: 0 });
   return { base, proxy, close: () => proxy.app.close() };

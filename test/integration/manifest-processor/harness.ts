@@ -2,7 +2,7 @@
 import { createManifestProcessor } from '../../../cluster/manifest-processor/src/app.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
 import { signedCall } from '../../support/signed-call.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import type { Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
@@ -46,7 +46,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     policy: new ValidationPolicy(loadPolicyConfig({ ...POLICY_ENV, ...env })),
     kubeConfig: kubeConfigFor(sim.url),
     envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-    logger: silentLogger(),
+    logger: silentServiceLogger(),
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return {

@@ -12,11 +12,12 @@ import {
   QUEUE_JOB_LABEL,
   QueueStore,
   QueueWorker,
-  registerQueueRoutes,
+  QUEUE_PREFIX,
+  queueRoutes,
   type JobDispatcher,
   type QueueWorkerOptions,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { signedCall } from '../../support/signed-call.js';
@@ -172,8 +173,16 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     version: '2.0.0',
     description: 'queue routes under test',
     envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-    logger: silentLogger(),
-    routes: (app) => registerQueueRoutes(app, { store, policy, worker, now: () => clock.now() }),
+    logger: silentServiceLogger(),
+    routes: async (app) => {
+      await app.register(queueRoutes, {
+        prefix: QUEUE_PREFIX,
+        store,
+        policy,
+        worker,
+        now: () => clock.now(),
+      });
+    },
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
 

@@ -3,10 +3,11 @@ import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-pr
 import {
   createQueue,
   loadQueueConfig,
-  registerQueueRoutes,
+  QUEUE_PREFIX,
+  queueRoutes,
   type Queue,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
@@ -43,17 +44,19 @@ describe('central job queue: wiring into a service', () => {
       kubeConfig: kubeConfigFor(sim.url),
       policy,
       spotPrices: { currentPrice: async () => undefined },
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     service = await createService({
       name: 'manifest-processor',
       version: '2.0.0',
       description: 'wiring test',
       envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
       readiness: queue.readiness,
       onClose: () => queue.close(),
-      routes: (app) => registerQueueRoutes(app, queue.routeDeps),
+      routes: async (app) => {
+        await app.register(queueRoutes, { ...queue.routeDeps, prefix: QUEUE_PREFIX });
+      },
     });
     base = await service.app.listen({ host: '127.0.0.1', port: 0 });
     queue.start();

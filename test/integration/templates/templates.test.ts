@@ -1,14 +1,18 @@
 import { ManifestApplier } from '../../../cluster/manifest-processor/src/apply.js';
-import { JobsService } from '../../../cluster/manifest-processor/src/jobs.js';
+import { JOBS_PREFIX, jobRoutes } from '../../../cluster/manifest-processor/src/jobs/routes.js';
+import { JobsService } from '../../../cluster/manifest-processor/src/jobs/service.js';
+import {
+  MANIFESTS_PREFIX,
+  manifestRoutes,
+} from '../../../cluster/manifest-processor/src/manifests/routes.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
 import { ResourceService } from '../../../cluster/manifest-processor/src/resources.js';
-import { jobRoutes } from '../../../cluster/manifest-processor/src/routes/jobs.js';
-import { manifestRoutes } from '../../../cluster/manifest-processor/src/routes/manifests.js';
 import {
-  registerTemplateRoutes,
+  templateRoutes,
+  TEMPLATES_PREFIX,
   TemplateStore,
 } from '../../../cluster/manifest-processor/src/templates/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
@@ -71,9 +75,9 @@ describe('job templates', () => {
       version: '2.0.0',
       description: 'templates test instance',
       envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
       // Mounted next to the existing jobs/manifests routes, as the app will mount them.
-      routes: (app) => {
+      routes: async (app) => {
         const ctx = {
           config: { clusterName: 'sim', region: 'us-east-1', defaultJobNamespace: 'svc-jobs' },
           kubeConfig,
@@ -82,9 +86,15 @@ describe('job templates', () => {
           jobs: new JobsService(kubeConfig),
           resources: new ResourceService(kubeConfig),
         };
-        manifestRoutes(app, ctx);
-        jobRoutes(app, ctx);
-        registerTemplateRoutes(app, { templates, applier: ctx.applier, jobs: ctx.jobs, policy });
+        await app.register(manifestRoutes, { ...ctx, prefix: MANIFESTS_PREFIX });
+        await app.register(jobRoutes, { ...ctx, prefix: JOBS_PREFIX });
+        await app.register(templateRoutes, {
+          prefix: TEMPLATES_PREFIX,
+          templates,
+          applier: ctx.applier,
+          jobs: ctx.jobs,
+          policy,
+        });
       },
     });
     call = signedCaller(await service.app.listen({ host: '127.0.0.1', port: 0 }));

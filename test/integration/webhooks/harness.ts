@@ -12,12 +12,13 @@ import {
   DeliveryStore,
   DeliveryWorker,
   JobEventWatcher,
-  registerWebhookRoutes,
+  webhookRoutes,
+  WEBHOOKS_PREFIX,
   WebhookStore,
   type Lookup,
   type WebhookConfig,
 } from '../../../cluster/manifest-processor/src/webhooks/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type Service } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { signedCall } from '../../support/signed-call.js';
@@ -142,7 +143,7 @@ export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<We
       deliveries,
       config,
       source: { region: 'us-east-1', cluster: 'sim' },
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     const worker = new DeliveryWorker({
       webhooks,
@@ -150,21 +151,23 @@ export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<We
       config: { ...config, workerId: `replica-${i}` },
       ca: ca.cert,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     const service = await createService({
       name: 'manifest-processor',
       version: '2.0.0',
       description: 'webhook test instance',
       envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
-      routes: (app) =>
-        registerWebhookRoutes(app, {
+      logger: silentServiceLogger(),
+      routes: async (app) => {
+        await app.register(webhookRoutes, {
+          prefix: WEBHOOKS_PREFIX,
           webhooks,
           allowPrivateTargets: config.allowPrivateTargets,
           allowedNamespaces: policy.config.allowedNamespaces,
           ...(opts.lookup ? { lookup: opts.lookup } : {}),
-        }),
+        });
+      },
       readiness: { watcher: () => watcher.running, worker: () => worker.running },
       onClose: async () => {
         await watcher.stop();

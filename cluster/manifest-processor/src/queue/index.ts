@@ -28,7 +28,7 @@ export {
 } from './dispatcher.js';
 export { canonicalJson, requestHash } from './idempotency.js';
 export { jobView, type JobView, type K8sRef, type QueuedJob } from './record.js';
-export { cancelQueuedJob, registerQueueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
+export { cancelQueuedJob, QUEUE_PREFIX, queueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
 export { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
 export { Ec2SpotPriceSource, formatPrice, spotWaitReason, type SpotPriceSource } from './spot-prices.js';
 export { QueueStore, type QueueStats } from './store.js';

@@ -10,6 +10,6 @@ export {
   type RenderProblem,
   type RenderResult,
 } from './placeholders.js';
-export { registerTemplateRoutes, TEMPLATE_LABEL, type TemplateRouteDeps } from './routes.js';
+export { TEMPLATE_LABEL, templateRoutes, TEMPLATES_PREFIX, type TemplateRouteDeps } from './routes.js';
 export { JobFromTemplateRequest, JobTemplateRequest, TemplatePath } from './schemas.js';
 export { MAX_TEMPLATE_BYTES, TemplateStore, type StoredTemplate } from './store.js';

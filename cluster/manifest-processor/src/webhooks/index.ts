@@ -15,7 +15,7 @@ export {
   type JobEvent,
   type JobPayload,
 } from './events.js';
-export { registerWebhookRoutes, type WebhookRouteDeps } from './routes.js';
+export { webhookRoutes, WEBHOOKS_PREFIX, type WebhookRouteDeps } from './routes.js';
 export { ListWebhooksQuery, WebhookEventSchema, WebhookPath, WebhookRequest } from './schemas.js';
 export {
   DELIVERY_HEADER,

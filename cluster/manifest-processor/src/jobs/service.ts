@@ -12,11 +12,11 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { HttpError, notFound } from '../../shared/errors.js';
-import { kubeStatusOf, toHttpError } from '../../shared/kube-errors.js';
-import { isoDate, jobState, jobView, matchesStatus, sortJobs, type JobView } from './job-view.js';
-import type { JobStatus } from './schemas.js';
-import { listAllPages } from '../../shared/kube.js';
+import { HttpError, notFound } from '../../../shared/errors.js';
+import { kubeStatusOf, toHttpError } from '../../../shared/kube-errors.js';
+import { isoDate, jobState, kubernetesJobView, matchesStatus, sortJobs, type JobView } from '../job-view.js';
+import type { JobStatus } from '../schemas.js';
+import { listAllPages } from '../../../shared/kube.js';
 
 const PAGE_SIZE = 500;
 /** Labels the job controller stamps on a job's pod template; a retried job must get fresh ones. */
@@ -89,7 +89,7 @@ export class JobsService {
   }
 
   async list(filter: JobFilter, page: { sort: string; limit: number; offset: number }) {
-    const views = sortJobs((await this.find(filter)).map(jobView), page.sort);
+    const views = sortJobs((await this.find(filter)).map(kubernetesJobView), page.sort);
     const jobs = views.slice(page.offset, page.offset + page.limit);
     return {
       jobs,
@@ -131,7 +131,7 @@ export class JobsService {
   async details(namespace: string, name: string) {
     const job = await this.read(namespace, name);
     const pods = await this.podPlacements(job);
-    return { ...jobView(job), pods };
+    return { ...kubernetesJobView(job), pods };
   }
 
   /** Pods of a job with the hardware each landed on. */
@@ -316,7 +316,7 @@ export class JobsService {
   }
 
   async bulkDelete(filter: JobFilter, dryRun: boolean) {
-    const jobs = (await this.find(filter)).map(jobView);
+    const jobs = (await this.find(filter)).map(kubernetesJobView);
     const results = [];
     for (const job of jobs) {
       if (dryRun) {
@@ -371,7 +371,7 @@ export class JobsService {
     name: string,
   ): Promise<{ original: JobView; manifest: Record<string, unknown> }> {
     const job = await this.read(namespace, name);
-    const original = jobView(job);
+    const original = kubernetesJobView(job);
     if (jobState(job) !== 'failed') {
       throw new HttpError(
         409,
