@@ -58,7 +58,7 @@ const SERVICES: Record<
     probe: { path: '/', signed: true },
   },
   'cost-monitor': {
-    // No envelope by design (seed 000): a NetworkPolicy confines it to manifest-processor.
+    // No envelope by design (docs/cost.md): a NetworkPolicy confines it to manifest-processor.
     env: (s) => ({
       ...s.dynamo.env,
       COST_REPORTS_BUCKET: 'cost-reports',

@@ -127,14 +127,3 @@ export async function startCostEnv(): Promise<CostEnv> {
     },
   };
 }
-
-/** Polls until `probe` returns something truthy. */
-export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

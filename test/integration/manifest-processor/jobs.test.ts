@@ -1,4 +1,5 @@
-import { jobManifest, startHarness, type Harness } from './harness.js';
+import { jobManifest } from '../../support/cluster-fixtures.js';
+import { startHarness, type Harness } from './harness.js';
 
 describe('manifest-processor: jobs', () => {
   let h: Harness;

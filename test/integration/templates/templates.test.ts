@@ -12,18 +12,16 @@ import {
   TEMPLATES_PREFIX,
   TemplateStore,
 } from '../../../cluster/manifest-processor/src/templates/index.js';
-import { silentServiceLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import type { Service } from '../../../cluster/shared/service.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
 } from '../../../local/kube-api-simulator/index.js';
-import { IMAGE, POLICY_ENV } from '../manifest-processor/harness.js';
-import { KEY, signedCaller, type Call } from '../webhooks/harness.js';
+import { IMAGE, POLICY_ENV } from '../../support/cluster-fixtures.js';
+import { startPluginService } from '../../support/plugin-service.js';
+import { signedCaller, type SignedCall } from '../../support/signed-call.js';
 
 /** A template with placeholders in every position the rules cover. */
 function trainingTemplate(name = 'training') {
@@ -62,7 +60,7 @@ describe('job templates', () => {
   let dynamo: LocalDynamo;
   let sim: KubeApiSimulator;
   let service: Service;
-  let call: Call;
+  let call: SignedCall;
 
   beforeAll(async () => {
     dynamo = await startLocalDynamo();
@@ -70,12 +68,8 @@ describe('job templates', () => {
     const kubeConfig = kubeConfigFor(sim.url);
     const policy = new ValidationPolicy(loadPolicyConfig(POLICY_ENV));
     const templates = new TemplateStore(dynamo.client(), dynamo.env.JOB_TEMPLATES_TABLE ?? '');
-    service = await createService({
-      name: 'manifest-processor',
-      version: '2.0.0',
+    const started = await startPluginService({
       description: 'templates test instance',
-      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentServiceLogger(),
       // Mounted next to the existing jobs/manifests routes, as the app will mount them.
       routes: async (app) => {
         const ctx = {
@@ -97,7 +91,8 @@ describe('job templates', () => {
         });
       },
     });
-    call = signedCaller(await service.app.listen({ host: '127.0.0.1', port: 0 }));
+    service = started.service;
+    call = signedCaller(started.base);
   });
   afterAll(async () => {
     await service?.app.close();

@@ -20,6 +20,10 @@ import {
 
 export const JOBS_PREFIX = '/api/v1/jobs';
 
+/** The parsed `label_selector` of a query or a body, when one is given. */
+const selectorOf = (selector: string | null | undefined, part: 'query' | 'body') =>
+  selector ? equalitySelector(selector, [part, 'label_selector']) : null;
+
 export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
   /** A namespace filter must be allowed; without one, every allowed namespace is searched. */
   const namespacesFor = (namespace: string | null | undefined): string[] => {
@@ -39,9 +43,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
     },
     async (request) => {
       const q = request.query;
-      const labelSelector = q.label_selector
-        ? equalitySelector(q.label_selector, ['query', 'label_selector'])
-        : null;
+      const labelSelector = selectorOf(q.label_selector, 'query');
       return ctx.jobs.list(
         { namespaces: namespacesFor(q.namespace), status: q.status ?? null, labelSelector },
         { sort: q.sort, limit: q.limit, offset: q.offset },
@@ -60,9 +62,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
     },
     async (request) => {
       const b = request.body;
-      const labelSelector = b.label_selector
-        ? equalitySelector(b.label_selector, ['body', 'label_selector'])
-        : null;
+      const labelSelector = selectorOf(b.label_selector, 'body');
       // A filterless bulk delete would empty every allowed namespace: refuse it unless it is a dry run.
       if (!b.dry_run && !labelSelector && !b.namespace && !b.older_than_days && !b.status) {
         throw new RequestValidationError([

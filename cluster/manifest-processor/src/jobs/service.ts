@@ -317,40 +317,35 @@ export class JobsService {
 
   async bulkDelete(filter: JobFilter, dryRun: boolean) {
     const jobs = (await this.find(filter)).map(kubernetesJobView);
+    const row = (job: JobView, deleted: boolean, outcome?: { skipped: string } | { error: string }) => ({
+      namespace: job.namespace,
+      name: job.name,
+      uid: job.uid,
+      status: job.status,
+      deleted,
+      ...outcome,
+    });
     const results = [];
     for (const job of jobs) {
       if (dryRun) {
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: false,
-        });
+        results.push(row(job, false));
         continue;
       }
       try {
         await this.delete(job.namespace, job.name, job.uid ?? undefined);
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: true,
-        });
+        results.push(row(job, true));
       } catch (error) {
         // Gone already (someone else deleted it) is not a failure of this request.
         const gone = error instanceof HttpError && error.statusCode === 404;
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: false,
-          ...(gone
-            ? { skipped: 'already deleted' }
-            : { error: error instanceof HttpError ? String(error.detail) : 'delete failed' }),
-        });
+        results.push(
+          row(
+            job,
+            false,
+            gone
+              ? { skipped: 'already deleted' }
+              : { error: error instanceof HttpError ? String(error.detail) : 'delete failed' },
+          ),
+        );
       }
     }
     return {

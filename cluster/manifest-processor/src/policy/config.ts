@@ -3,6 +3,7 @@
  * worker share one ValidationPolicy built from it, so both enforce the same rules.
  */
 import type { EnvReader } from '../../../../lambda/shared/env.js';
+import { CLUSTER_SERVICES } from '../../../../lib/routing.js';
 import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
 import { tryParseQuantity } from '../../../shared/quantity.js';
 import type { Parsed } from './json.js';
@@ -57,8 +58,9 @@ export const DEFAULT_POLICY_CONFIG: Readonly<PolicyConfig> = Object.freeze({
   trustedRegistries: ['public.ecr.aws/docker/library', 'registry.k8s.io', 'nvcr.io/nvidia'],
   trustedDockerHubOrgs: ['library', 'nvidia'],
   projectRegistries: [],
-  // The platform's own identities; `default` is not reserved because a pod without a service account uses it.
-  reservedServiceAccounts: ['manifest-processor', 'health-monitor', 'inference-proxy', 'cost-monitor'],
+  // The platform's own identities (each service's account bears its name); `default` is not reserved
+  // because a pod without a service account uses it.
+  reservedServiceAccounts: [...CLUSTER_SERVICES],
   requireRunAsNonRoot: false,
   allowedCapabilities: [],
 });

@@ -1,4 +1,4 @@
-/** The /api/v1/queue/* operations of manifest-processor (seed 000). */
+/** The /api/v1/queue/* operations of manifest-processor (docs/queue.md, "Operations"). */
 import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ValidationPolicy } from '../policy/index.js';
