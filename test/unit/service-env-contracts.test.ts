@@ -1,7 +1,9 @@
 /**
  * Every environment contract of the cluster services that something writes (the local platform) reads
- * back what its writer wrote: a renamed or re-scaled variable fails here, not in a deployment.
+ * back what its writer wrote: a renamed or re-scaled variable fails here, not in a deployment. A service
+ * reads all its contracts with one reader, so its startup error names every problem at once.
  */
+import { createCostMonitorFromEnv } from '../../cluster/cost-monitor/src/app.js';
 import { costMonitorEnvironment, loadCostMonitorConfig } from '../../cluster/cost-monitor/src/config.js';
 import {
   healthMonitorEnvironment,
@@ -11,6 +13,7 @@ import {
   inferenceProxyEnvironment,
   loadInferenceProxySettings,
 } from '../../cluster/inference-proxy/src/config.js';
+import { createManifestProcessorFromEnv } from '../../cluster/manifest-processor/src/app.js';
 import {
   loadManifestProcessorConfig,
   manifestProcessorEnvironment,
@@ -29,6 +32,7 @@ import {
   loadWebhookConfig,
   webhookEnvironment,
 } from '../../cluster/manifest-processor/src/webhooks/index.js';
+import { ConfigError } from '../../lambda/shared/env.js';
 
 describe('environment contracts round-trip: load(environment(v)) equals v', () => {
   test('health-monitor', () => {
@@ -142,5 +146,39 @@ describe('environment contracts round-trip: load(environment(v)) equals v', () =
       dynamodbEndpoint: 'http://127.0.0.1:8000',
     };
     expect(loadInferenceProxySettings(inferenceProxyEnvironment(v))).toEqual(v);
+  });
+});
+
+describe('createXxxFromEnv reads all of a service’s contracts with one reader', () => {
+  const problemsOf = async (start: Promise<unknown>): Promise<readonly string[]> => {
+    const error: unknown = await start.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  };
+
+  test('manifest-processor: one startup error names every missing variable of every contract', async () => {
+    const problems = await problemsOf(createManifestProcessorFromEnv({}));
+    for (const name of [
+      'JOB_QUEUE_TABLE',
+      'QUEUE_REGION',
+      'JOB_TEMPLATES_TABLE',
+      'WEBHOOKS_TABLE',
+      'WEBHOOK_DELIVERIES_TABLE',
+      'COST_MONITOR_CA_FILE',
+    ]) {
+      expect(problems.some((p) => p.startsWith(`${name}: `))).toBe(true);
+    }
+  });
+
+  test('cost-monitor: the bucket and the claims table', async () => {
+    const problems = await problemsOf(createCostMonitorFromEnv({ REPORT_INTERVAL_MINUTES: '7' }));
+    expect(problems).toEqual([
+      'COST_REPORTS_BUCKET: required (the S3 bucket of the cost reports)',
+      'COST_REPORTS_TABLE: required (name of the cost-reports table)',
+      'REPORT_INTERVAL_MINUTES: must divide 1440 (a day), got 7',
+    ]);
   });
 });
