@@ -19,8 +19,6 @@ import { INTERNAL_PREFIX, internalRoutes } from './routes.js';
 import { ReportScheduler } from './scheduler.js';
 import { ReportStore } from './store.js';
 
-export { SERVICE_NAME, SERVICE_VERSION };
-
 export interface CostMonitorDeps {
   config: CostMonitorConfig;
   s3: S3Client;

@@ -11,8 +11,6 @@ import { healthRoutes } from './routes.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { SnapshotCollector, type ClusterSnapshot } from './snapshot.js';
 
-export { SERVICE_NAME, SERVICE_VERSION };
-
 export interface HealthMonitorDeps {
   config: HealthMonitorConfig;
   envelope: EnvelopeVerifier;

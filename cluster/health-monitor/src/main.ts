@@ -1,5 +1,6 @@
 /** health-monitor entry point (the container's command). */
 import { runService } from '../../shared/main.js';
-import { createHealthMonitorFromEnv, SERVICE_NAME } from './app.js';
+import { createHealthMonitorFromEnv } from './app.js';
+import { SERVICE_NAME } from './identity.js';
 
 await runService({ name: SERVICE_NAME, create: (env) => createHealthMonitorFromEnv(env) });

@@ -16,8 +16,6 @@ import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
 import { DynamoEndpointSource, EndpointCache, type EndpointSource } from './store.js';
 import { UpstreamClient } from './upstream.js';
 
-export { SERVICE_NAME, SERVICE_VERSION };
-
 export interface InferenceProxyDeps {
   config: InferenceProxyConfig;
   envelope: EnvelopeVerifier;

@@ -27,8 +27,6 @@ import { serviceInfoRoutes } from './service-info/routes.js';
 import { loadTemplateConfig, templateRoutes, TEMPLATES_PREFIX } from './templates/index.js';
 import { loadWebhookConfig, webhookRoutes, WEBHOOKS_PREFIX } from './webhooks/index.js';
 
-export { SERVICE_NAME, SERVICE_VERSION };
-
 export interface ManifestProcessorDeps {
   config: ManifestProcessorConfig;
   policy: ValidationPolicy;

@@ -1,5 +1,6 @@
 /** manifest-processor entry point (the container's command). */
 import { runService } from '../../shared/main.js';
-import { createManifestProcessorFromEnv, SERVICE_NAME } from './app.js';
+import { createManifestProcessorFromEnv } from './app.js';
+import { SERVICE_NAME } from './identity.js';
 
 await runService({ name: SERVICE_NAME, create: (env) => createManifestProcessorFromEnv(env) });

@@ -5,10 +5,10 @@
  * cost-monitor's own POST), its 422s as they are, 502 when it is unreachable, fails TLS
  * verification, answers malformed or with an error, 504 when it does not answer in time.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { ListReportsQuery, reportRequest } from '../../../cost-monitor/src/schemas.js';
 import { HttpError } from '../../../shared/errors.js';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CostMonitorError, type CostMonitorClient, type CostMonitorReply } from './client.js';
 
 /** cost-monitor validates the same bodies; this front publishes the request under its own title. */

@@ -50,7 +50,7 @@ export interface Queue {
   readonly config: QueueConfig;
   readonly store: QueueStore;
   readonly worker: QueueWorker;
-  /** For registerQueueRoutes(app, routeDeps). */
+  /** Options of the queueRoutes plugin (registered under QUEUE_PREFIX). */
   readonly routeDeps: QueueRouteDeps;
   /** For createService({ readiness }): the worker task, only when it runs continuously. */
   readonly readiness: Record<string, ReadinessCheck>;

@@ -1,6 +1,6 @@
 /** The /api/v1/queue/* operations of manifest-processor (docs/queue.md, "Operations"). */
-import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
 import { decodeCursor, encodeCursor } from './cursor.js';

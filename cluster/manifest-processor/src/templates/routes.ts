@@ -3,8 +3,8 @@
  * POST /api/v1/jobs/from-template/{name}. A job made from a template takes the same road as a submission:
  * the front-door policy and the orchestrator's server-side dry run (ManifestApplier), then a real apply.
  */
-import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
 import type { ManifestApplier } from '../apply.js';
 import { kubernetesJobView } from '../job-view.js';
 import type { JobsService } from '../jobs/service.js';

@@ -1,6 +1,6 @@
 /** GET|POST /api/v1/webhooks and DELETE /api/v1/webhooks/{webhook_id}. */
-import { HttpError, RequestValidationError } from '../../../shared/errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { HttpError, RequestValidationError } from '../../../shared/errors.js';
 import { ListWebhooksQuery, WebhookPath, WebhookRequest } from './schemas.js';
 import { vetWebhookTarget, type Lookup } from './ssrf.js';
 import { webhookView, type WebhookStore } from './store.js';
