@@ -7,7 +7,7 @@
  */
 import { request, type Agent } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { silentLogger as silentPino } from '../cluster/shared/logger.js';
+import { silentServiceLogger as silentPino } from '../cluster/shared/logger.js';
 import { createService } from '../cluster/shared/service.js';
 import { createHandler } from '../lambda/control-plane-proxy/index.js';
 import { staticTargetResolver, targetFactory } from '../lambda/shared/backend-target.js';

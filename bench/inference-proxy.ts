@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createInferenceProxy } from '../cluster/inference-proxy/src/app.js';
 import { StaticEndpointSource } from '../cluster/inference-proxy/src/store.js';
-import { silentLogger } from '../cluster/shared/logger.js';
+import { silentServiceLogger } from '../cluster/shared/logger.js';
 import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
 import { createLocalCa } from '../local/tls.js';
@@ -104,7 +104,7 @@ export async function run(opts: BenchOptions = {}): Promise<void> {
       },
     ]),
     ca: ca.cert,
-    logger: silentLogger(),
+    logger: silentServiceLogger(),
   });
   const proxyUrl = new URL(await proxy.app.listen({ host: '127.0.0.1', port: 0 }));
 

@@ -5,14 +5,7 @@
 import { build, type BuildResult } from 'esbuild';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-export const CLUSTER_SERVICES = [
-  'health-monitor',
-  'manifest-processor',
-  'inference-proxy',
-  'cost-monitor',
-] as const;
-export type ClusterServiceName = (typeof CLUSTER_SERVICES)[number];
+import { CLUSTER_SERVICES, type ClusterServiceName } from '../lib/routing.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

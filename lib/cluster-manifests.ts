@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { CLUSTER_SERVICES } from './routing.js';
 
 /** Where the templates live; applied in file-name order (`00-…` first). */
 const CLUSTER_MANIFEST_DIR = join(import.meta.dirname, '..', 'cluster', 'k8s');
@@ -17,18 +18,9 @@ const CLUSTER_MANIFEST_DIR = join(import.meta.dirname, '..', 'cluster', 'k8s');
 /** Namespace of the platform's services (00-namespaces.yaml). */
 export const CLUSTER_NAMESPACE = 'gco-system';
 
-/** The cluster services, each with a ServiceAccount, Deployment and Service of the same name. */
-export const CLUSTER_SERVICE_NAMES = [
-  'manifest-processor',
-  'health-monitor',
-  'inference-proxy',
-  'cost-monitor',
-] as const;
-export type ClusterServiceName = (typeof CLUSTER_SERVICE_NAMES)[number];
-
 /** In-cluster DNS names of the services: what the pods' certificate must carry (e.g. COST_MONITOR_URL). */
 export function serviceDnsNames(): string[] {
-  return CLUSTER_SERVICE_NAMES.flatMap((service) => [
+  return CLUSTER_SERVICES.flatMap((service) => [
     `${service}.${CLUSTER_NAMESPACE}.svc`,
     `${service}.${CLUSTER_NAMESPACE}.svc.cluster.local`,
   ]);

@@ -3,8 +3,20 @@
  * stack's listener rules, the local platform's ALB router and the tests: change a route here only.
  */
 
+/**
+ * The cluster services, by the one name each has everywhere: its folder under cluster/, its logs and
+ * metrics, its Kubernetes Deployment, Service and ServiceAccount, and the local platform's endpoints.
+ */
+export const CLUSTER_SERVICES = [
+  'manifest-processor',
+  'health-monitor',
+  'inference-proxy',
+  'cost-monitor',
+] as const;
+export type ClusterServiceName = (typeof CLUSTER_SERVICES)[number];
+
 /** Cluster services reachable through the internal load balancer. cost-monitor is deliberately absent. */
-export type AlbServiceName = 'manifest-processor' | 'health-monitor' | 'inference-proxy';
+export type AlbServiceName = Exclude<ClusterServiceName, 'cost-monitor'>;
 
 export interface AlbRoute {
   /** Path prefix matched on whole segments: `/inference` matches `/inference/x`, never `/inferencex`. */

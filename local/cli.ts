@@ -9,14 +9,35 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { EnvReader } from '../lambda/shared/env.js';
 import type { LocalEndpoints } from './platform.js';
 
-/** Epoch ms the launcher started (GCO_LOCAL_STARTED_AT), so reported times include module loading. */
-function startedAt(env: NodeJS.ProcessEnv): number {
-  const fromLauncher = Number(env.GCO_LOCAL_STARTED_AT);
-  return Number.isFinite(fromLauncher) && fromLauncher > 0
-    ? fromLauncher
-    : Date.now() - process.uptime() * 1000;
+interface CliSettings {
+  /** Epoch ms the launcher started (GCO_LOCAL_STARTED_AT), so reported times include module loading. */
+  startedAt: number;
+  outDir: string;
+  regions: string[];
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  signingKey: string | undefined;
+  logs: 'json' | 'silent';
+}
+
+/** The program's environment (see the header), read with the one EnvReader. */
+function loadCliSettings(env: NodeJS.ProcessEnv): CliSettings {
+  const read = new EnvReader(env);
+  const launched = read.number('GCO_LOCAL_STARTED_AT', 0, { min: 0 });
+  const accessKeyId = read.optional('LOCAL_ACCESS_KEY_ID');
+  const secretAccessKey = read.optional('LOCAL_SECRET_ACCESS_KEY');
+  const settings: CliSettings = {
+    startedAt: launched > 0 ? launched : Date.now() - process.uptime() * 1000,
+    outDir: resolve(read.string('GCO_LOCAL_DIR', '.local')),
+    regions: read.list('LOCAL_REGIONS', []),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    signingKey: read.optional('SIGNING_KEY'),
+    logs: read.string('LOCAL_LOGS', 'silent') === 'json' ? 'json' : 'silent',
+  };
+  read.finish();
+  return settings;
 }
 
 /** The three examples: a global aggregate, a job listing through the accelerator, streamed inference. */
@@ -32,28 +53,22 @@ export function curlExamples(e: LocalEndpoints): string[] {
 }
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const started = startedAt(env);
-  const outDir = resolve(env.GCO_LOCAL_DIR ?? '.local');
+  const settings = loadCliSettings(env);
+  const started = settings.startedAt;
+  const outDir = settings.outDir;
   const endpointsFile = join(outDir, 'endpoints.json');
   const kubeconfigFile = join(outDir, 'kubeconfig');
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  const regions = env.LOCAL_REGIONS?.split(',')
-    .map((r) => r.trim())
-    .filter((r) => r !== '');
-  const fixedKeys =
-    env.LOCAL_ACCESS_KEY_ID && env.LOCAL_SECRET_ACCESS_KEY
-      ? { accessKeyId: env.LOCAL_ACCESS_KEY_ID, secretAccessKey: env.LOCAL_SECRET_ACCESS_KEY }
-      : undefined;
 
   // Loaded here, not imported at the top, so the progress above shows while the modules load.
   const { startLocalPlatform } = await import('./platform.js');
   say(`  up  ${elapsed().padStart(6)}  code loaded`);
   const platform = await startLocalPlatform({
-    ...(env.SIGNING_KEY ? { signingKey: env.SIGNING_KEY } : {}),
-    ...(regions && regions.length > 0 ? { regions } : {}),
-    ...(fixedKeys ? { credentials: fixedKeys } : {}),
-    logs: env.LOCAL_LOGS === 'json' ? 'json' : 'silent',
+    ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
+    ...(settings.regions.length > 0 ? { regions: settings.regions } : {}),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    logs: settings.logs,
     onProgress: (message) => say(`  up  ${elapsed().padStart(6)}  ${message}`),
   });
   const { endpoints } = platform;

@@ -4,25 +4,26 @@
  * deployment, behind the region's ALB router (HTTPS, lib/routing.ts). Central state (job queue,
  * templates, webhooks, inference endpoints) lives in the global region's tables, passed in.
  */
-import { createCostMonitor } from '../cluster/cost-monitor/src/app.js';
-import { loadCostMonitorConfig } from '../cluster/cost-monitor/src/config.js';
-import { createHealthMonitor } from '../cluster/health-monitor/src/app.js';
-import { loadHealthMonitorConfig } from '../cluster/health-monitor/src/config.js';
-import { SnapshotCollector } from '../cluster/health-monitor/src/snapshot.js';
-import { createInferenceProxy } from '../cluster/inference-proxy/src/app.js';
-import { INFERENCE_PROXY_DEFAULTS } from '../cluster/inference-proxy/src/config.js';
-import { DynamoEndpointSource } from '../cluster/inference-proxy/src/store.js';
-import { createManifestProcessor } from '../cluster/manifest-processor/src/app.js';
-import { createCentralState } from '../cluster/manifest-processor/src/central.js';
-import { loadManifestProcessorConfig } from '../cluster/manifest-processor/src/config.js';
-import { CostMonitorClient } from '../cluster/manifest-processor/src/cost/index.js';
-import { loadPolicyConfig, ValidationPolicy } from '../cluster/manifest-processor/src/policy/index.js';
-import type { SpotPriceSource } from '../cluster/manifest-processor/src/queue/index.js';
-import { createLogger, silentLogger } from '../cluster/shared/logger.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCostMonitorFromEnv } from '../cluster/cost-monitor/src/app.js';
+import { costMonitorEnvironment } from '../cluster/cost-monitor/src/config.js';
+import { createHealthMonitorFromEnv } from '../cluster/health-monitor/src/app.js';
+import { healthMonitorEnvironment } from '../cluster/health-monitor/src/config.js';
+import { createInferenceProxyFromEnv } from '../cluster/inference-proxy/src/app.js';
+import { inferenceProxyEnvironment } from '../cluster/inference-proxy/src/config.js';
+import { createManifestProcessorFromEnv } from '../cluster/manifest-processor/src/app.js';
+import { manifestProcessorEnvironment } from '../cluster/manifest-processor/src/config.js';
+import { costMonitorClientEnvironment } from '../cluster/manifest-processor/src/cost/index.js';
+import { POLICY_ENV, policyEnvironment } from '../cluster/manifest-processor/src/policy/index.js';
+import { queueEnvironment, type SpotPriceSource } from '../cluster/manifest-processor/src/queue/index.js';
+import { webhookEnvironment } from '../cluster/manifest-processor/src/webhooks/index.js';
+import { silentServiceLogger } from '../cluster/shared/logger.js';
 import type { Service } from '../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../lambda/shared/envelope.js';
+import { EnvReader } from '../lambda/shared/env.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import type { AlbServiceName } from '../lib/routing.js';
+import type { AlbServiceName, ClusterServiceName } from '../lib/routing.js';
 import { TABLES, tableName } from '../lib/tables.js';
 import { startAlbRouter, type AlbRouter } from './alb-router.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
@@ -53,7 +54,7 @@ export interface LocalRegionOptions {
 export interface LocalRegion {
   readonly region: string;
   /** Service name → base URL (plain HTTP on loopback; cost-monitor HTTPS). */
-  readonly services: Readonly<Record<string, string>>;
+  readonly services: Readonly<Partial<Record<ClusterServiceName, string>>>;
   readonly kubernetes: string;
   readonly kubeConfigYaml: string;
   readonly alb: AlbRouter;
@@ -73,28 +74,48 @@ class FixedSpotPrices implements SpotPriceSource {
 
 const REGIONAL_TABLES = Object.values(TABLES).filter((t) => t.scope === 'regional');
 
+/** The developer's own validation-policy variables, which the local processor honours (README). */
+function developerPolicyVariables(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.values(POLICY_ENV).flatMap((name) => {
+      const value = env[name];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+}
+
 export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalRegion> {
   const { region, ca, project } = opts;
   const say = (what: string, url: string) => opts.progress(`${region.padEnd(14)}${what.padEnd(26)}${url}`);
-  const envelope = () => new EnvelopeVerifier({ keys: staticKeySource({ current: opts.signingKey }) });
-  const logger = (service: string, version: string) =>
-    opts.logs === 'json' ? createLogger(service, version) : silentLogger();
+  // Each service is started by the same createXxxFromEnv() as its container, from the variables its
+  // Deployment would set; only what a deployment gets from AWS or the pod (clients, keys, TLS) is given.
+  const keys = staticKeySource({ current: opts.signingKey });
+  const logs = opts.logs === 'json' ? {} : { logger: silentServiceLogger() };
+  const clusterName = `local-${region}`;
   const closers: (() => Promise<void>)[] = [];
-  const services: Record<string, string> = {};
+  const services: Partial<Record<ClusterServiceName, string>> = {};
   const close = async () => {
     // Reverse start order: services first, then what they depend on.
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
-  const start = async (name: string, service: Service) => {
+  const start = async (name: ClusterServiceName, service: Service): Promise<string> => {
     closers.push(async () => {
       service.startDraining();
       await service.app.close();
     });
-    services[name] = await service.app.listen({ host: LOCAL_HOST, port: 0 });
-    say(name, services[name]);
+    const url = await service.app.listen({ host: LOCAL_HOST, port: 0 });
+    services[name] = url;
+    say(name, url);
+    return url;
   };
 
   try {
+    // The internal CA bundle, mounted as a file in a deployment (INTERNAL_CA_FILE, COST_MONITOR_CA_FILE).
+    const caDir = mkdtempSync(join(tmpdir(), 'gco-local-ca-'));
+    closers.push(async () => rmSync(caDir, { recursive: true, force: true }));
+    const caFile = join(caDir, 'internal-ca.pem');
+    writeFileSync(caFile, ca.cert);
+
     const simulator = await startKubeApiSimulator({
       host: LOCAL_HOST,
       ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
@@ -115,87 +136,72 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
       () => opencost.close(),
     );
 
-    await start(
+    const costMonitorUrl = await start(
       'cost-monitor',
-      await createCostMonitor({
-        config: loadCostMonitorConfig({
-          REGION: region,
-          CLUSTER_NAME: `local-${region}`,
-          OPENCOST_URL: opencost.url,
-          COST_REPORTS_BUCKET: `${project}-cost-reports`,
-          [TABLES.costReports.envVar]: tableName(project, TABLES.costReports),
+      await createCostMonitorFromEnv(
+        costMonitorEnvironment({
+          region,
+          clusterName,
+          opencostUrl: opencost.url,
+          bucket: `${project}-cost-reports`,
+          table: tableName(project, TABLES.costReports),
         }),
-        s3: s3.client(),
-        dynamo: dynamo.client(),
-        // Real TLS from the internal CA, as manifest-processor verifies it in a deployment.
-        https: ca.issue([LOCAL_HOST, 'cost-monitor']),
-        logger: logger('cost-monitor', '1.0.0'),
-      }),
+        {
+          s3: s3.client(),
+          dynamo: dynamo.client(),
+          // Real TLS from the internal CA, as manifest-processor verifies it in a deployment.
+          https: ca.issue([LOCAL_HOST, 'cost-monitor']),
+          ...logs,
+        },
+      ),
     );
 
-    const healthCollector = new SnapshotCollector(kubeConfig);
     await start(
       'health-monitor',
-      await createHealthMonitor({
-        config: loadHealthMonitorConfig({ CLUSTER_NAME: `local-${region}`, REGION: region }),
-        envelope: envelope(),
-        collect: () => healthCollector.collect(),
-        logger: logger('health-monitor', '1.0.0'),
+      await createHealthMonitorFromEnv(healthMonitorEnvironment({ clusterName, region }), {
+        kubeConfig,
+        keys,
+        ...logs,
       }),
     );
 
-    // The policy reads the same variables as in a deployment. Like a deployment, the local platform adds
-    // its own registry (the local account's ECR host), so the effective allowlist is the larger one.
-    const policy = new ValidationPolicy(
-      loadPolicyConfig({
-        PROJECT_REGISTRIES: `${opts.accountId}.dkr.ecr.${region}.amazonaws.com`,
-        ...process.env,
-      }),
-    );
-    const processorConfig = loadManifestProcessorConfig({ CLUSTER_NAME: `local-${region}`, REGION: region });
-    const central = createCentralState({
-      env: {
-        ...opts.central.env,
-        QUEUE_REGION: region,
-        CENTRAL_QUEUE_WORKER_ENABLED: 'true',
-        QUEUE_POLL_INTERVAL_MS: '1000',
-        WEBHOOK_POLL_INTERVAL_MS: '1000',
-        // Local development only: webhook receivers on this machine. A deployment never sets this.
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      },
-      dynamodb: opts.central.client(),
-      kubeConfig,
-      policy,
-      config: processorConfig,
-      cost: new CostMonitorClient({ baseUrl: services['cost-monitor'] ?? '', ca: ca.cert }),
-      spotPrices: new FixedSpotPrices(Number(process.env.LOCAL_SPOT_PRICE ?? DEFAULT_LOCAL_SPOT_PRICE)),
-      logger: logger('manifest-processor', '2.0.0'),
+    const spotPrice = new EnvReader(process.env).number('LOCAL_SPOT_PRICE', DEFAULT_LOCAL_SPOT_PRICE, {
+      min: 0,
     });
     await start(
       'manifest-processor',
-      await createManifestProcessor({
-        config: processorConfig,
-        policy,
-        kubeConfig,
-        envelope: envelope(),
-        central,
-        logger: logger('manifest-processor', '2.0.0'),
-      }),
+      await createManifestProcessorFromEnv(
+        {
+          ...opts.central.env,
+          ...manifestProcessorEnvironment({ clusterName, region }),
+          // Like a deployment, the local platform adds its own registry (the local account's ECR host).
+          ...policyEnvironment({ projectRegistries: [`${opts.accountId}.dkr.ecr.${region}.amazonaws.com`] }),
+          ...developerPolicyVariables(process.env),
+          ...queueEnvironment({ region, workerEnabled: true, pollIntervalMs: 1000 }),
+          // Local development only: webhook receivers on this machine. A deployment never allows them.
+          ...webhookEnvironment({ pollIntervalMs: 1000, allowPrivateTargets: true }),
+          ...costMonitorClientEnvironment({ baseUrl: costMonitorUrl, caFile }),
+        },
+        {
+          kubeConfig,
+          dynamodb: opts.central.client(),
+          keys,
+          spotPrices: new FixedSpotPrices(spotPrice),
+          ...logs,
+        },
+      ),
     );
-    central.start();
 
     await start(
       'inference-proxy',
-      await createInferenceProxy({
-        config: { ...INFERENCE_PROXY_DEFAULTS, region },
-        envelope: envelope(),
-        endpoints: new DynamoEndpointSource(
-          opts.central.client(),
-          tableName(project, TABLES.inferenceEndpoints),
-        ),
-        ca: ca.cert,
-        logger: logger('inference-proxy', '1.0.0'),
-      }),
+      await createInferenceProxyFromEnv(
+        inferenceProxyEnvironment({
+          config: { region },
+          tableName: tableName(project, TABLES.inferenceEndpoints),
+          caFile,
+        }),
+        { dynamodb: opts.central.client(), keys, ...logs },
+      ),
     );
 
     const targets: Partial<Record<AlbServiceName, string>> = {

@@ -5,7 +5,7 @@
 
 export type LocSegment = string | number;
 
-/** One entry of FastAPI's HTTPValidationError.detail (seed 000, "Validation error shapes"). */
+/** One entry of FastAPI's HTTPValidationError.detail (docs/service-framework.md, "Validation rules"). */
 export interface ValidationErrorItem {
   loc: LocSegment[];
   msg: string;

@@ -3,11 +3,14 @@
  * platform points it at the Kubernetes API simulator).
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { EnvReader } from '../../lambda/shared/env.js';
 
 export function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  const read = new EnvReader(env);
+  const file = read.optional('KUBECONFIG');
   const kc = new KubeConfig();
-  if (env.KUBECONFIG) kc.loadFromFile(env.KUBECONFIG);
-  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  if (file) kc.loadFromFile(file);
+  else if (read.optional('KUBERNETES_SERVICE_HOST')) kc.loadFromCluster();
   else kc.loadFromDefault();
   return kc;
 }

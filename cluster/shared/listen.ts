@@ -1,21 +1,11 @@
 /** Starts a service from its environment: host/port, then graceful shutdown on SIGTERM/SIGINT. */
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { EnvReader } from './env.js';
+import { EnvReader } from '../../lambda/shared/env.js';
 import type { Service } from './service.js';
-import { onShutdownSignals } from './shutdown.js';
+import { onShutdownSignals, type ShutdownOptions } from './shutdown.js';
 import type { TlsMaterial } from './tls-secret.js';
-
-/** TLS material from TLS_CERT_FILE/TLS_KEY_FILE (both or neither), for services that terminate TLS themselves. */
-export function tlsFromEnv(env: NodeJS.ProcessEnv = process.env): { key: Buffer; cert: Buffer } | undefined {
-  const certFile = env.TLS_CERT_FILE;
-  const keyFile = env.TLS_KEY_FILE;
-  if (!certFile && !keyFile) return undefined;
-  if (!certFile || !keyFile) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
-  return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
-}
 
 /**
  * Keep-alive of the HTTPS listener: longer than the internal ALB's 300 s idle timeout, so the ALB (not
@@ -123,30 +113,59 @@ export async function closeHttps(server: Server, service: Service): Promise<void
   await service.app.close();
 }
 
+/** Where and how the service listens: its environment contract (docs/service-framework.md). */
+export interface ListenConfig {
+  host: string;
+  port: number;
+  tlsReloadIntervalMs: number;
+  shutdown: Required<Pick<ShutdownOptions, 'drainMs' | 'timeoutMs'>>;
+}
+
+export function loadListenConfig(env: NodeJS.ProcessEnv, defaultPort = 8080): ListenConfig {
+  const read = new EnvReader(env);
+  const config: ListenConfig = {
+    host: read.string('HOST', '0.0.0.0'),
+    port: read.integer('PORT', defaultPort, { min: 0, max: 65_535 }),
+    tlsReloadIntervalMs:
+      read.number('TLS_RELOAD_INTERVAL_SECONDS', DEFAULT_TLS_RELOAD_INTERVAL_SECONDS, {
+        min: 1,
+        max: 86_400,
+      }) * 1000,
+    shutdown: {
+      drainMs: read.integer('SHUTDOWN_DRAIN_MS', 0, { min: 0 }),
+      timeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, { min: 0 }),
+    },
+  };
+  read.finish();
+  return config;
+}
+
+/**
+ * Listens as the environment says (HTTPS with the given TLS material, plain HTTP without) and closes
+ * gracefully on SIGTERM/SIGINT. `defaultPort` applies when PORT is unset.
+ */
 export async function listen(
   service: Service,
   env: NodeJS.ProcessEnv = process.env,
   tls?: Pick<TlsMaterial, 'cert' | 'key' | 'reload'>,
+  defaultPort?: number,
 ): Promise<string> {
-  const port = Number(env.PORT ?? 8080);
-  const host = env.HOST ?? '0.0.0.0';
+  const { host, port, tlsReloadIntervalMs, shutdown } = loadListenConfig(env, defaultPort);
   if (tls) {
-    const reader = new EnvReader(env);
-    const reloadSeconds = reader.number('TLS_RELOAD_INTERVAL_SECONDS', DEFAULT_TLS_RELOAD_INTERVAL_SECONDS, {
-      min: 1,
-      max: 86_400,
-    });
-    reader.done();
-    const server = await serveHttps(service, tls, { host, port, tlsReloadIntervalMs: reloadSeconds * 1000 });
-    onShutdownSignals([
-      { startDraining: () => service.startDraining(), close: () => closeHttps(server, service) },
-    ]);
+    const server = await serveHttps(service, tls, { host, port, tlsReloadIntervalMs });
+    onShutdownSignals(
+      [{ startDraining: () => service.startDraining(), close: () => closeHttps(server, service) }],
+      shutdown,
+    );
     const address = `https://${host}:${(server.address() as AddressInfo).port}`;
     // The same line Fastify logs for its own listener, so operators and tests see one format.
     service.app.log.info(`Server listening at ${address}`);
     return address;
   }
   const address = await service.app.listen({ port, host });
-  onShutdownSignals([{ startDraining: () => service.startDraining(), close: () => service.app.close() }]);
+  onShutdownSignals(
+    [{ startDraining: () => service.startDraining(), close: () => service.app.close() }],
+    shutdown,
+  );
   return address;
 }

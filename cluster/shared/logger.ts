@@ -1,5 +1,6 @@
 /** JSON logs (pino) with a request id on every line and secrets redacted from whatever gets logged. */
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { EnvReader } from '../../lambda/shared/env.js';
 
 /** Header and field paths that must never reach a log line. */
 export const REDACTED_PATHS = [
@@ -17,7 +18,7 @@ export const REDACTED_PATHS = [
 export function loggerOptions(
   service: string,
   version: string,
-  level = process.env.LOG_LEVEL ?? 'info',
+  level = new EnvReader(process.env).string('LOG_LEVEL', 'info'),
 ): LoggerOptions {
   return {
     level,
@@ -34,6 +35,6 @@ export function createLogger(service: string, version: string, level?: string): 
 }
 
 /** A logger that writes nothing (tests, embedded use). */
-export function silentLogger(): Logger {
+export function silentServiceLogger(): Logger {
   return pino({ level: 'silent' });
 }

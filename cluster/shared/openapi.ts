@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { isExemptPath } from './envelope-hook.js';
 
-/** FastAPI's validation error components (seed 000, "Validation error shapes") and the plain error body. */
+/** FastAPI's validation error components (docs/service-framework.md, "Validation rules") and the plain error body. */
 export interface OpenApiOptions {
   title: string;
   version: string;
@@ -21,7 +21,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       openapi: '3.1.0',
       info: { title: opts.title, version: opts.version, description: opts.description },
       components: {
-        // FastAPI's validation error components (seed 000, "Validation error shapes") and the plain error body.
+        // FastAPI's validation error components (docs/service-framework.md) and the plain error body.
         schemas: {
           ValidationError: {
             title: 'ValidationError',

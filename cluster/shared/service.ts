@@ -33,7 +33,7 @@ export type ServiceApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** Seed 000 / ARCHITECTURE.md: request bodies are capped at 1 MiB (413 beyond). */
+/** Request bodies are capped at 1 MiB, 413 beyond (docs/service-framework.md). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export interface ServiceOptions {

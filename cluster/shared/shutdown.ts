@@ -11,7 +11,7 @@ export interface Closable {
 export interface ShutdownOptions {
   /** Time between failing readiness and closing listeners (the ALB deregistration takes this long to notice). */
   drainMs?: number;
-  /** Exit even if closing hangs (default SHUTDOWN_TIMEOUT_MS, else 30 s; inference streams need ~15 min). */
+  /** Exit even if closing hangs (default 30 s; inference streams need ~15 min: SHUTDOWN_TIMEOUT_MS, listen.ts). */
   timeoutMs?: number;
   log?: (message: string) => void;
   exit?: (code: number) => void;
@@ -21,8 +21,8 @@ export function onShutdownSignals(
   targets: readonly Closable[],
   opts: ShutdownOptions = {},
 ): () => Promise<void> {
-  const drainMs = opts.drainMs ?? Number(process.env.SHUTDOWN_DRAIN_MS ?? 0);
-  const timeoutMs = opts.timeoutMs ?? Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 30_000);
+  const drainMs = opts.drainMs ?? 0;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let stopping: Promise<void> | undefined;

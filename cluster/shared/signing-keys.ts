@@ -5,6 +5,7 @@
  * tests: SIGNING_KEYS / SIGNING_KEY.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { EnvReader } from '../../lambda/shared/env.js';
 import { secretsManagerKeySource } from '../../lambda/shared/secrets-key-source.js';
 import { keySourceFromEnv, type KeySource } from '../../lambda/shared/signing-keys.js';
 
@@ -12,8 +13,10 @@ export function serviceKeySource(
   env: NodeJS.ProcessEnv = process.env,
   client?: Pick<SecretsManagerClient, 'send'>,
 ): KeySource {
-  const secretId = env.SIGNING_KEY_SECRET_ARN;
+  const read = new EnvReader(env);
+  const secretId = read.optional('SIGNING_KEY_SECRET_ARN');
   if (!secretId) return keySourceFromEnv(env);
-  const secrets = client ?? new SecretsManagerClient(env.AWS_REGION ? { region: env.AWS_REGION } : {});
+  const region = read.optional('AWS_REGION');
+  const secrets = client ?? new SecretsManagerClient(region ? { region } : {});
   return secretsManagerKeySource(secrets, secretId);
 }

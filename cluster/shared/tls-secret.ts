@@ -2,12 +2,13 @@
  * TLS material for a service's own HTTPS listener. In a deployment it comes from Secrets Manager
  * (TLS_SECRET_ARN): the JSON `{"certificatePem","privateKeyPem","caCertificatePem"}` that the regional
  * stack's InternalCertificate issues from the deployment's internal CA. Locally and in tests it may come
- * from files (TLS_CERT_FILE/TLS_KEY_FILE, listen.ts). The key is read into memory only: no file on the
+ * from files (TLS_CERT_FILE/TLS_KEY_FILE). The key is read into memory only: no file on the
  * pod's read-only root file system, no Kubernetes Secret, and never a log line.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { tlsFromEnv } from './listen.js';
+import { readFileSync } from 'node:fs';
+import { EnvReader } from '../../lambda/shared/env.js';
 
 export interface TlsMaterial {
   /** PEM certificate chain the listener presents. */
@@ -101,13 +102,19 @@ export async function loadTls(
   env: NodeJS.ProcessEnv = process.env,
   client?: Pick<SecretsManagerClient, 'send'>,
 ): Promise<TlsMaterial | undefined> {
-  const secretId = env.TLS_SECRET_ARN;
+  const read = new EnvReader(env);
+  const secretId = read.optional('TLS_SECRET_ARN');
+  const certFile = read.optional('TLS_CERT_FILE');
+  const keyFile = read.optional('TLS_KEY_FILE');
+  const region = read.optional('AWS_REGION');
   if (secretId) {
-    if (env.TLS_CERT_FILE || env.TLS_KEY_FILE) {
+    if (certFile || keyFile) {
       throw new Error('TLS_SECRET_ARN and TLS_CERT_FILE/TLS_KEY_FILE are exclusive: set one source');
     }
-    const secrets = client ?? new SecretsManagerClient(env.AWS_REGION ? { region: env.AWS_REGION } : {});
+    const secrets = client ?? new SecretsManagerClient(region ? { region } : {});
     return tlsFromSecret(secretId, secrets);
   }
-  return tlsFromEnv(env);
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
 }

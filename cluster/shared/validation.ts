@@ -112,6 +112,52 @@ function typeItem(
   }
 }
 
+type BoundItem = Pick<ValidationErrorItem, 'type' | 'msg' | 'ctx'>;
+
+/** Ajv's bound keywords → FastAPI's error type, wording and context (the limit, and a list's length). */
+const BOUNDS: Record<string, (limit: number, length: number) => BoundItem> = {
+  minimum: (limit) => ({
+    type: 'greater_than_equal',
+    msg: `Input should be greater than or equal to ${limit}`,
+    ctx: { ge: limit },
+  }),
+  maximum: (limit) => ({
+    type: 'less_than_equal',
+    msg: `Input should be less than or equal to ${limit}`,
+    ctx: { le: limit },
+  }),
+  exclusiveMinimum: (limit) => ({
+    type: 'greater_than',
+    msg: `Input should be greater than ${limit}`,
+    ctx: { gt: limit },
+  }),
+  exclusiveMaximum: (limit) => ({
+    type: 'less_than',
+    msg: `Input should be less than ${limit}`,
+    ctx: { lt: limit },
+  }),
+  minLength: (limit) => ({
+    type: 'string_too_short',
+    msg: `String should have at least ${plural(limit, 'character')}`,
+    ctx: { min_length: limit },
+  }),
+  maxLength: (limit) => ({
+    type: 'string_too_long',
+    msg: `String should have at most ${plural(limit, 'character')}`,
+    ctx: { max_length: limit },
+  }),
+  minItems: (limit, length) => ({
+    type: 'too_short',
+    msg: `List should have at least ${plural(limit, 'item')} after validation, not ${length}`,
+    ctx: { field_type: 'List', min_length: limit, actual_length: length },
+  }),
+  maxItems: (limit, length) => ({
+    type: 'too_long',
+    msg: `List should have at most ${plural(limit, 'item')} after validation, not ${length}`,
+    ctx: { field_type: 'List', max_length: limit, actual_length: length },
+  }),
+};
+
 /** Maps one Ajv error to a FastAPI ValidationError item. */
 export function toValidationItem(error: ErrorObject, httpPart: string): ValidationErrorItem {
   const root = LOC_ROOT[httpPart] ?? httpPart;
@@ -120,7 +166,11 @@ export function toValidationItem(error: ErrorObject, httpPart: string): Validati
   const input: unknown = error.data;
   const params = error.params as Record<string, unknown>;
   const fromText = httpPart !== 'body';
-  const num = (k: string): number => Number(params[k]);
+  const bound = BOUNDS[error.keyword];
+  if (bound) {
+    const limit = Number(params.limit);
+    return { loc, input, ...bound(limit, Array.isArray(input) ? input.length : 0) };
+  }
 
   switch (error.keyword) {
     case 'required': {
@@ -147,54 +197,6 @@ export function toValidationItem(error: ErrorObject, httpPart: string): Validati
       const expected = types.find((t) => t !== 'null') ?? 'null';
       return { loc, input, ...typeItem(expected, input, fromText, path.length === 0) };
     }
-    case 'minimum':
-      return {
-        loc,
-        input,
-        type: 'greater_than_equal',
-        msg: `Input should be greater than or equal to ${num('limit')}`,
-        ctx: { ge: num('limit') },
-      };
-    case 'maximum':
-      return {
-        loc,
-        input,
-        type: 'less_than_equal',
-        msg: `Input should be less than or equal to ${num('limit')}`,
-        ctx: { le: num('limit') },
-      };
-    case 'exclusiveMinimum':
-      return {
-        loc,
-        input,
-        type: 'greater_than',
-        msg: `Input should be greater than ${num('limit')}`,
-        ctx: { gt: num('limit') },
-      };
-    case 'exclusiveMaximum':
-      return {
-        loc,
-        input,
-        type: 'less_than',
-        msg: `Input should be less than ${num('limit')}`,
-        ctx: { lt: num('limit') },
-      };
-    case 'minLength':
-      return {
-        loc,
-        input,
-        type: 'string_too_short',
-        msg: `String should have at least ${plural(num('limit'), 'character')}`,
-        ctx: { min_length: num('limit') },
-      };
-    case 'maxLength':
-      return {
-        loc,
-        input,
-        type: 'string_too_long',
-        msg: `String should have at most ${plural(num('limit'), 'character')}`,
-        ctx: { max_length: num('limit') },
-      };
     case 'pattern':
       return {
         loc,
@@ -203,26 +205,6 @@ export function toValidationItem(error: ErrorObject, httpPart: string): Validati
         msg: `String should match pattern '${String(params.pattern)}'`,
         ctx: { pattern: params.pattern },
       };
-    case 'minItems': {
-      const actual = Array.isArray(input) ? input.length : 0;
-      return {
-        loc,
-        input,
-        type: 'too_short',
-        msg: `List should have at least ${plural(num('limit'), 'item')} after validation, not ${actual}`,
-        ctx: { field_type: 'List', min_length: num('limit'), actual_length: actual },
-      };
-    }
-    case 'maxItems': {
-      const actual = Array.isArray(input) ? input.length : 0;
-      return {
-        loc,
-        input,
-        type: 'too_long',
-        msg: `List should have at most ${plural(num('limit'), 'item')} after validation, not ${actual}`,
-        ctx: { field_type: 'List', max_length: num('limit'), actual_length: actual },
-      };
-    }
     case 'enum': {
       const expected = quoteList((params.allowedValues as unknown[]).filter((v) => v !== null));
       return { loc, input, type: 'enum', msg: `Input should be ${expected}`, ctx: { expected } };

@@ -15,13 +15,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import {
-  CLUSTER_NAMESPACE,
-  CLUSTER_SERVICE_NAMES,
-  loadManifestTemplates,
-  renderManifests,
-} from '../cluster-manifests.js';
-import type { ClusterServiceName } from '../cluster-manifests.js';
+import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
+import { CLUSTER_SERVICES, type ClusterServiceName } from '../routing.js';
 import type { AlbServiceName } from '../routing.js';
 import { TABLES, tableEnvironment, tableName } from '../tables.js';
 import type { TableDefinition } from '../tables.js';
@@ -82,7 +77,7 @@ export class ClusterServices extends Construct {
     const images = new Map<ClusterServiceName, DockerImageAsset>();
     const roles = new Map<ClusterServiceName, Role>();
     const associations: CfnPodIdentityAssociation[] = [];
-    for (const service of CLUSTER_SERVICE_NAMES) {
+    for (const service of CLUSTER_SERVICES) {
       images.set(
         service,
         new DockerImageAsset(this, `${pascal(service)}Image`, {
@@ -223,7 +218,7 @@ export class ClusterServices extends Construct {
       PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
       ...tableEnvironment(props.projectName),
     };
-    for (const service of CLUSTER_SERVICE_NAMES) {
+    for (const service of CLUSTER_SERVICES) {
       values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
     }
     for (const service of props.targetGroups.keys()) {

@@ -12,7 +12,8 @@ import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../lib/api-routes.js';
 import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
-import { CLUSTER_NAMESPACE, CLUSTER_SERVICE_NAMES, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
+import { CLUSTER_NAMESPACE, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
+import { CLUSTER_SERVICES } from '../../lib/routing.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
 import type { AlbServiceName } from '../../lib/routing.js';
@@ -541,10 +542,10 @@ describe('default config (commercial partition, regional API closed to the accou
       const associations = resources(template, 'AWS::EKS::PodIdentityAssociation').map(
         ([, a]) => a.Properties,
       );
-      expect(associations.map((a) => a.ServiceAccount).sort()).toEqual([...CLUSTER_SERVICE_NAMES].sort());
+      expect(associations.map((a) => a.ServiceAccount).sort()).toEqual([...CLUSTER_SERVICES].sort());
       for (const a of associations) expect(a.Namespace).toBe(CLUSTER_NAMESPACE);
       expect(new Set(associations.map((a) => JSON.stringify(a.RoleArn))).size).toBe(
-        CLUSTER_SERVICE_NAMES.length,
+        CLUSTER_SERVICES.length,
       );
       for (const [id, role] of resources(template, 'AWS::IAM::Role').filter(([id]) =>
         /^Services.*Role/.test(id),
@@ -619,7 +620,7 @@ describe('default config (commercial partition, regional API closed to the accou
           ],
         },
       });
-      for (const service of CLUSTER_SERVICE_NAMES) {
+      for (const service of CLUSTER_SERVICES) {
         const deployment = byKindName('Deployment', service) as {
           spec: {
             template: { spec: { containers: { image: string; env: { name: string; value: string }[] }[] } };
@@ -655,7 +656,7 @@ describe('default config (commercial partition, regional API closed to the accou
         .dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
       const images = manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {}));
       expect(images.map((i) => [i.source.dockerFile, i.source.dockerBuildArgs?.SERVICE]).sort()).toEqual(
-        CLUSTER_SERVICE_NAMES.map((s) => ['cluster/Dockerfile', s]).sort(),
+        CLUSTER_SERVICES.map((s) => ['cluster/Dockerfile', s]).sort(),
       );
       for (const image of images) expect(image.source.platform).toBe('linux/amd64');
     });

@@ -1,54 +1,21 @@
 import { jsonOf } from '../support/json.js';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createHealthMonitor, type HealthMonitor } from '../../cluster/health-monitor/src/app.js';
 import type { HealthMonitorConfig } from '../../cluster/health-monitor/src/config.js';
 import { SnapshotCollector } from '../../cluster/health-monitor/src/snapshot.js';
-import { silentLogger } from '../../cluster/shared/logger.js';
-import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { silentServiceLogger } from '../../cluster/shared/logger.js';
+import { signEnvelope } from '../../lambda/shared/envelope.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
 } from '../../local/kube-api-simulator/index.js';
+import { KEY, testEnvelopeVerifier } from '../support/cluster-fixtures.js';
+import { pythonSignedRequest } from '../support/python-envelope-client.js';
+import { waitFor } from '../support/wait-for.js';
 
-const KEY = 'integration-signing-key-abcdef0123456789';
-const CLIENT = fileURLToPath(new URL('../fixtures/envelope_client.py', import.meta.url));
-
-interface PyResult {
-  status: number;
-  body: string;
-}
-
-/**
- * Sends requests signed and sent by the independent Python implementation. Asynchronous on purpose: the
- * service under test runs in this process and must keep serving while Python waits for its answer.
- */
-function python(base: string, request: Record<string, unknown>): Promise<PyResult[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [CLIENT]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as PyResult[])
-        : reject(new Error(`envelope_client.py exited ${code}: ${err}`)),
-    );
-    child.stdin.end(JSON.stringify({ base, key: KEY, method: 'GET', ...request }));
-  });
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Requests signed and sent by the independent Python implementation of the envelope. */
+const python = (base: string, request: Record<string, unknown>) =>
+  pythonSignedRequest({ base, key: KEY, ...request });
 
 const config: HealthMonitorConfig = {
   clusterName: 'sim-cluster',
@@ -68,9 +35,9 @@ describe('health-monitor against the Kubernetes API simulator', () => {
     const collector = new SnapshotCollector(kubeConfigFor(sim.url));
     monitor = await createHealthMonitor({
       config,
-      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
+      envelope: testEnvelopeVerifier(),
       collect: () => collector.collect(),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     base = await monitor.app.listen({ host: '127.0.0.1', port: 0 });
   });

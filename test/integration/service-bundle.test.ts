@@ -7,7 +7,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleService, CLUSTER_SERVICES, type ClusterServiceName } from '../../cluster/build.js';
+import { bundleService } from '../../cluster/build.js';
+import { CLUSTER_SERVICES, type ClusterServiceName } from '../../lib/routing.js';
 import { signEnvelope } from '../../lambda/shared/envelope.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { startKubeApiSimulator, type KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
@@ -57,7 +58,7 @@ const SERVICES: Record<
     probe: { path: '/', signed: true },
   },
   'cost-monitor': {
-    // No envelope by design (seed 000): a NetworkPolicy confines it to manifest-processor.
+    // No envelope by design (docs/cost.md): a NetworkPolicy confines it to manifest-processor.
     env: (s) => ({
       ...s.dynamo.env,
       COST_REPORTS_BUCKET: 'cost-reports',

@@ -1,5 +1,6 @@
 /** Test helper: a JSON request to a cluster service, signed with envelope v1 as the edge proxies sign it. */
 import { signEnvelope } from '../../lambda/shared/envelope.js';
+import { KEY } from './cluster-fixtures.js';
 
 export interface SignedReply {
   status: number;
@@ -33,4 +34,16 @@ export async function signedCall(
     text,
     body: text ? (JSON.parse(text) as unknown) : undefined,
   };
+}
+
+export type SignedCall = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<SignedReply>;
+
+/** signedCall bound to one service and key (the shared test key unless given). */
+export function signedCaller(base: string, key = KEY): SignedCall {
+  return (method, path, body, headers) => signedCall(base, key, method, path, body, headers);
 }

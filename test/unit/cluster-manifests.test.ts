@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CLUSTER_NAMESPACE,
-  CLUSTER_SERVICE_NAMES,
   POD_HTTPS_PORT,
   loadManifestTemplates,
   placeholdersOf,
   renderManifests,
   serviceDnsNames,
 } from '../../lib/cluster-manifests.js';
+import { CLUSTER_SERVICES } from '../../lib/routing.js';
 import type { ManifestDocument, ManifestFile } from '../../lib/cluster-manifests.js';
 import { ALB_ROUTES } from '../../lib/routing.js';
 import { TABLES } from '../../lib/tables.js';
@@ -92,7 +92,7 @@ describe('cluster/k8s templates', () => {
   });
 
   test('every service has its ServiceAccount, Deployment and Service in the platform namespace', () => {
-    for (const service of CLUSTER_SERVICE_NAMES) {
+    for (const service of CLUSTER_SERVICES) {
       for (const kind of ['ServiceAccount', 'Deployment', 'Service', 'PodDisruptionBudget']) {
         expect(namespaceOf(find(docs, kind, service))).toBe(CLUSTER_NAMESPACE);
       }
@@ -101,25 +101,22 @@ describe('cluster/k8s templates', () => {
         `value-of-IMAGE_${service.toUpperCase().replace(/-/g, '_')}`,
       );
     }
-    expect(deployments.map(nameOf).sort()).toEqual([...CLUSTER_SERVICE_NAMES].sort());
+    expect(deployments.map(nameOf).sort()).toEqual([...CLUSTER_SERVICES].sort());
   });
 
-  test.each(CLUSTER_SERVICE_NAMES)(
-    '%s: probes /healthz and /readyz over HTTPS on the pod port',
-    (service) => {
-      const container = containerOf(find(docs, 'Deployment', service));
-      expect(container.ports).toEqual([{ name: 'https', containerPort: POD_HTTPS_PORT, protocol: 'TCP' }]);
-      expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
-      expect(container.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
-      expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'https', scheme: 'HTTPS' });
-      expect(envOf(find(docs, 'Deployment', service))).toMatchObject({
-        PORT: String(POD_HTTPS_PORT),
-        TLS_SECRET_ARN: 'value-of-TLS_SECRET_ARN',
-      });
-    },
-  );
+  test.each(CLUSTER_SERVICES)('%s: probes /healthz and /readyz over HTTPS on the pod port', (service) => {
+    const container = containerOf(find(docs, 'Deployment', service));
+    expect(container.ports).toEqual([{ name: 'https', containerPort: POD_HTTPS_PORT, protocol: 'TCP' }]);
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'https', scheme: 'HTTPS' });
+    expect(envOf(find(docs, 'Deployment', service))).toMatchObject({
+      PORT: String(POD_HTTPS_PORT),
+      TLS_SECRET_ARN: 'value-of-TLS_SECRET_ARN',
+    });
+  });
 
-  test.each(CLUSTER_SERVICE_NAMES)('%s: non-root, read-only root file system, no capabilities', (service) => {
+  test.each(CLUSTER_SERVICES)('%s: non-root, read-only root file system, no capabilities', (service) => {
     const deployment = find(docs, 'Deployment', service);
     expect(podSpecOf(deployment).securityContext).toMatchObject({
       runAsNonRoot: true,
@@ -137,7 +134,7 @@ describe('cluster/k8s templates', () => {
   });
 
   test('the envelope key reaches every service but cost-monitor (no authentication by design)', () => {
-    for (const service of CLUSTER_SERVICE_NAMES) {
+    for (const service of CLUSTER_SERVICES) {
       const env = envOf(find(docs, 'Deployment', service));
       if (service === 'cost-monitor') expect(env.SIGNING_KEY_SECRET_ARN).toBeUndefined();
       else expect(env.SIGNING_KEY_SECRET_ARN).toBe('value-of-SIGNING_KEY_SECRET_ARN');
@@ -173,7 +170,7 @@ describe('cluster/k8s templates', () => {
   });
 
   test('ALB-facing Services listen on the routing table port; cost-monitor stays on 8443', () => {
-    for (const service of CLUSTER_SERVICE_NAMES) {
+    for (const service of CLUSTER_SERVICES) {
       const spec = find(docs, 'Service', service).spec as {
         type: string;
         ports: { port: number; targetPort: string }[];
@@ -300,7 +297,7 @@ describe('cluster/k8s templates', () => {
 
   test('only the services that call the Kubernetes API mount a token', () => {
     const mounts = Object.fromEntries(
-      CLUSTER_SERVICE_NAMES.map((s) => [s, find(docs, 'ServiceAccount', s).automountServiceAccountToken]),
+      CLUSTER_SERVICES.map((s) => [s, find(docs, 'ServiceAccount', s).automountServiceAccountToken]),
     );
     expect(mounts).toEqual({
       'manifest-processor': true,

@@ -10,8 +10,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { CLUSTER_SERVICE_NAMES } from '../../lib/cluster-manifests.js';
 import { CLUSTER_DOCKERFILE } from '../../lib/constructs/cluster-services.js';
+import { CLUSTER_SERVICES } from '../../lib/routing.js';
 
 const root = process.cwd();
 const dirs: string[] = [];
@@ -54,7 +54,7 @@ test('the image runs the bundle its SERVICE build argument names', () => {
   expect(dockerfile).toMatch(/^CMD .*exec node --enable-source-maps \\"\/app\/\$\{SERVICE\}\.mjs\\"/m);
 });
 
-describe.each(CLUSTER_SERVICE_NAMES)('%s image', (service) => {
+describe.each(CLUSTER_SERVICES)('%s image', (service) => {
   test('the build succeeds from the copied files alone', () => {
     const context = mkdtempSync(join(tmpdir(), `gco-image-${service}-`));
     dirs.push(context);

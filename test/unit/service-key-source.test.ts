@@ -1,7 +1,10 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
+import { envelopeVerifierFromEnv } from '../../cluster/shared/envelope-verifier.js';
 import { serviceKeySource } from '../../cluster/shared/signing-keys.js';
+import { ConfigError } from '../../lambda/shared/env.js';
 import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
+import { staticKeySource } from '../../lambda/shared/signing-keys.js';
 
 describe('cluster services: where envelope keys come from', () => {
   test('SIGNING_KEY_SECRET_ARN: keys from Secrets Manager; a rotation is picked up on a verification miss', async () => {
@@ -47,5 +50,40 @@ describe('cluster services: where envelope keys come from', () => {
     expect(await verifier.verify({ method: 'GET', target: '/', headers, body: undefined })).toEqual({
       ok: true,
     });
+  });
+});
+
+describe('envelopeVerifierFromEnv: the verifier every service wires', () => {
+  const KEY = 'local-key-0123456789';
+  /** A request signed `ageSeconds` ago. */
+  const signedAgo = (ageSeconds: number, key = KEY) => ({
+    method: 'GET',
+    target: '/api/v1/status',
+    headers: signEnvelope({
+      key,
+      method: 'GET',
+      target: '/api/v1/status',
+      nowSeconds: Math.floor(Date.now() / 1000) - ageSeconds,
+    }),
+    body: undefined,
+  });
+
+  test('ENVELOPE_FRESHNESS_SECONDS sets the window; 30 s without it', async () => {
+    const narrow = envelopeVerifierFromEnv({ SIGNING_KEY: KEY, ENVELOPE_FRESHNESS_SECONDS: '5' });
+    const standard = envelopeVerifierFromEnv({ SIGNING_KEY: KEY });
+    expect(await narrow.verify(signedAgo(15))).toEqual({ ok: false, reason: 'stale_timestamp' });
+    expect(await standard.verify(signedAgo(15))).toEqual({ ok: true });
+    expect(await standard.verify(signedAgo(60))).toEqual({ ok: false, reason: 'stale_timestamp' });
+  });
+
+  test('a window outside 5..300 s is a configuration error naming the variable', () => {
+    expect(() => envelopeVerifierFromEnv({ SIGNING_KEY: KEY, ENVELOPE_FRESHNESS_SECONDS: '301' })).toThrow(
+      new ConfigError(['ENVELOPE_FRESHNESS_SECONDS: expected a value in 5..300, got 301']),
+    );
+  });
+
+  test('given keys replace the environment’s', async () => {
+    const verifier = envelopeVerifierFromEnv({}, staticKeySource({ current: 'injected-key-0123456789' }));
+    expect(await verifier.verify(signedAgo(0, 'injected-key-0123456789'))).toEqual({ ok: true });
   });
 });

@@ -1,53 +1,23 @@
 /**
- * cost-monitor (seed 000, version 1.0.0): scheduled and on-demand cost allocation reports of one region.
- * Internal only: reached by manifest-processor over HTTPS on 8443, confined by a NetworkPolicy, and by the
- * seed without authentication middleware of its own (`envelope: false`).
+ * cost-monitor: scheduled and on-demand cost allocation reports of one region (docs/cost.md). Internal
+ * only: reached by manifest-processor over HTTPS on 8443, confined by a NetworkPolicy, and by design
+ * without authentication middleware of its own (`envelope: false`).
  */
 import { hostname } from 'node:os';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { Logger } from 'pino';
-import { Type } from 'typebox';
-import { HttpError } from '../../shared/errors.js';
+import { EnvReader } from '../../../lambda/shared/env.js';
 import { createLogger } from '../../shared/logger.js';
-import { FreeFormObject } from '../../shared/schema.js';
 import { createService, type Service } from '../../shared/service.js';
 import { WindowClaims } from './claims.js';
-import type { CostMonitorConfig } from './config.js';
-import { OpenCostClient, OpenCostError } from './opencost.js';
-import { summaryOf } from './report.js';
+import { loadCostMonitorConfig, type CostMonitorConfig } from './config.js';
+import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
+import { OpenCostClient } from './opencost.js';
 import { ReportService } from './reports.js';
+import { INTERNAL_PREFIX, internalRoutes } from './routes.js';
 import { ReportScheduler } from './scheduler.js';
-import { ReportStore, ReportStoreError } from './store.js';
-
-export const SERVICE_NAME = 'cost-monitor';
-export const SERVICE_VERSION = '1.0.0';
-
-export const ListReportsQuery = Type.Object({
-  adhoc: Type.Boolean({ default: false, description: 'List ad-hoc reports instead of scheduled ones' }),
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: 1000,
-    default: 50,
-    description: 'Most recent reports to return',
-  }),
-});
-
-export const AdhocReportRequest = Type.Object(
-  {
-    include_rows: Type.Boolean({
-      default: false,
-      description: 'Include normalized allocation rows in the response',
-    }),
-    window_hours: Type.Integer({
-      minimum: 1,
-      maximum: 168,
-      default: 24,
-      description: 'Trailing window in hours',
-    }),
-  },
-  { title: 'AdhocReportRequest' },
-);
+import { ReportStore } from './store.js';
 
 export interface CostMonitorDeps {
   config: CostMonitorConfig;
@@ -67,18 +37,6 @@ export interface CostMonitor extends Service {
   readonly reports: ReportService;
   readonly scheduler: ReportScheduler;
   readonly claims: WindowClaims;
-}
-
-/** Maps dependency failures to caller-safe gateway errors; anything else stays a 500. */
-function upstreamError(error: unknown): unknown {
-  if (error instanceof OpenCostError) {
-    return new HttpError(
-      error.reason === 'timeout' ? 504 : 502,
-      `Cost data source unavailable: ${error.message}`,
-    );
-  }
-  if (error instanceof ReportStoreError) return new HttpError(502, 'Report storage unavailable');
-  return error;
 }
 
 export async function createCostMonitor(deps: CostMonitorDeps): Promise<CostMonitor> {
@@ -117,12 +75,6 @@ export async function createCostMonitor(deps: CostMonitorDeps): Promise<CostMoni
     log,
   });
   let closed = false;
-  const base = {
-    service: SERVICE_NAME,
-    version: SERVICE_VERSION,
-    region: config.region,
-    cluster: config.clusterName,
-  };
 
   const service = await createService({
     name: SERVICE_NAME,
@@ -139,83 +91,35 @@ export async function createCostMonitor(deps: CostMonitorDeps): Promise<CostMoni
       closed = true;
       await scheduler.stop();
     },
-    routes: (app) => {
-      app.get(
-        '/internal/reports',
-        {
-          schema: {
-            operationId: 'list_reports_internal_reports_get',
-            summary: 'Most recent report objects of this region, newest first',
-            querystring: ListReportsQuery,
-            response: { 200: FreeFormObject },
-          },
-        },
-        async (request) => {
-          const kind = request.query.adhoc ? 'adhoc' : 'scheduled';
-          try {
-            const listed = await reports.list(kind, request.query.limit);
-            return {
-              region: config.region,
-              cluster: config.clusterName,
-              kind,
-              count: listed.length,
-              reports: listed,
-            };
-          } catch (error) {
-            throw upstreamError(error);
-          }
-        },
-      );
-
-      app.post(
-        '/internal/reports',
-        {
-          schema: {
-            operationId: 'generate_adhoc_report_internal_reports_post',
-            summary: 'Generate and store an ad-hoc report of the trailing window',
-            body: AdhocReportRequest,
-            response: { 201: FreeFormObject },
-          },
-        },
-        async (request, reply) => {
-          try {
-            const report = await reports.createAdhoc(request.body.window_hours);
-            return reply.code(201).send(request.body.include_rows ? report : summaryOf(report));
-          } catch (error) {
-            throw upstreamError(error);
-          }
-        },
-      );
-
-      app.get(
-        '/internal/status',
-        {
-          schema: {
-            operationId: 'get_status_internal_status_get',
-            summary: 'Status: cost-data source health, the data-returning probe, the scheduled-report task',
-            response: { 200: FreeFormObject },
-          },
-        },
-        async () => {
-          const source = await reports.probeSource();
-          const schedule = scheduler.status();
-          const healthy = source.healthy && source.probe.data_returned && schedule.alive;
-          return {
-            ...base,
-            status: healthy ? 'healthy' : 'degraded',
-            timestamp: clock().toISOString(),
-            cost_data_source: source,
-            scheduler: schedule,
-            storage: {
-              bucket: config.bucket,
-              scheduled_prefix: `reports/region=${config.region}/`,
-              adhoc_prefix: `adhoc/region=${config.region}/`,
-            },
-          };
-        },
-      );
+    routes: async (app) => {
+      await app.register(internalRoutes, { prefix: INTERNAL_PREFIX, config, reports, scheduler, clock });
     },
   });
   if (deps.scheduler?.autoStart !== false) scheduler.start();
   return Object.assign(service, { reports, scheduler, claims });
+}
+
+/** What a caller may supply instead of what the environment would give (tests, the local platform). */
+export type CostMonitorOverrides = Partial<Pick<CostMonitorDeps, 's3' | 'dynamo' | 'https' | 'logger'>>;
+
+/** cost-monitor as its environment describes it: main.ts and the local platform both start it here. */
+export async function createCostMonitorFromEnv(
+  env: NodeJS.ProcessEnv,
+  overrides: CostMonitorOverrides = {},
+): Promise<CostMonitor> {
+  const read = new EnvReader(env);
+  const config = loadCostMonitorConfig(read);
+  // The pod name identifies the replica holding a window claim.
+  const instanceId = read.optional('POD_NAME') ?? hostname();
+  read.finish();
+  // Bounded SDK calls: a hung dependency must surface as a failed tick, not a stuck scheduler.
+  const requestHandler = { connectionTimeout: 5_000, requestTimeout: 30_000 };
+  return createCostMonitor({
+    config,
+    s3: overrides.s3 ?? new S3Client({ region: config.region, requestHandler }),
+    dynamo: overrides.dynamo ?? new DynamoDBClient({ region: config.region, requestHandler }),
+    instanceId,
+    ...(overrides.https ? { https: overrides.https } : {}),
+    ...(overrides.logger ? { logger: overrides.logger } : {}),
+  });
 }

@@ -1,6 +1,6 @@
-/** cost-monitor configuration from environment variables (docs/cost.md lists them). */
+/** cost-monitor configuration: its environment contract, read and written here (docs/cost.md lists it). */
 import { TABLES } from '../../../lib/tables.js';
-import { EnvConfigError, EnvReader } from '../../shared/env.js';
+import { readContract, variablesOf, type EnvSource } from '../../shared/env-source.js';
 
 export interface CostMonitorConfig {
   region: string;
@@ -19,33 +19,42 @@ export interface CostMonitorConfig {
   settleMinutes: number;
 }
 
-export function loadCostMonitorConfig(env: NodeJS.ProcessEnv = process.env): CostMonitorConfig {
-  const read = new EnvReader(env);
-  const problems: string[] = [];
-  const required = (name: string): string => {
-    const value = read.optionalString(name);
-    if (value === undefined) problems.push(`${name}: required`);
-    return value ?? '';
-  };
-  // EnvReader reports malformed values; the problems below (missing or inconsistent values) follow them.
-  const config: CostMonitorConfig = {
-    region: read.string('REGION', read.string('AWS_REGION', 'local')),
-    clusterName: read.string('CLUSTER_NAME', 'local'),
-    opencostUrl: read.string('OPENCOST_URL', 'http://opencost.opencost.svc.cluster.local:9003'),
-    opencostTimeoutMs: read.number('OPENCOST_TIMEOUT_MS', 20_000, { min: 100, max: 300_000, integer: true }),
-    bucket: required('COST_REPORTS_BUCKET'),
-    table: required(TABLES.costReports.envVar),
-    intervalMinutes: read.number('REPORT_INTERVAL_MINUTES', 60, { min: 5, max: 1440, integer: true }),
-    settleMinutes: read.number('REPORT_SETTLE_MINUTES', 5, { min: 0, max: 60, integer: true }),
-  };
-  // Windows must tile a UTC day so every replica (and every restart) computes the same boundaries.
-  if (1440 % config.intervalMinutes !== 0) {
-    problems.push(`REPORT_INTERVAL_MINUTES: must divide 1440 (a day), got ${config.intervalMinutes}`);
-  }
-  if (!/^https?:\/\/[^/]+/.test(config.opencostUrl)) {
-    problems.push(`OPENCOST_URL: expected an http(s) URL, got ${JSON.stringify(config.opencostUrl)}`);
-  }
-  read.done();
-  if (problems.length > 0) throw new EnvConfigError(problems);
-  return config;
+const VARIABLES = {
+  region: 'REGION',
+  clusterName: 'CLUSTER_NAME',
+  opencostUrl: 'OPENCOST_URL',
+  opencostTimeoutMs: 'OPENCOST_TIMEOUT_MS',
+  bucket: 'COST_REPORTS_BUCKET',
+  table: TABLES.costReports.envVar,
+  intervalMinutes: 'REPORT_INTERVAL_MINUTES',
+  settleMinutes: 'REPORT_SETTLE_MINUTES',
+} as const satisfies Record<keyof CostMonitorConfig, string>;
+
+export function loadCostMonitorConfig(env: EnvSource = process.env): CostMonitorConfig {
+  return readContract(env, (read) => {
+    const config: CostMonitorConfig = {
+      region: read.string(VARIABLES.region, read.string('AWS_REGION', 'local')),
+      clusterName: read.string(VARIABLES.clusterName, 'local'),
+      opencostUrl: read.string(VARIABLES.opencostUrl, 'http://opencost.opencost.svc.cluster.local:9003'),
+      opencostTimeoutMs: read.integer(VARIABLES.opencostTimeoutMs, 20_000, { min: 100, max: 300_000 }),
+      bucket: read.required(VARIABLES.bucket, 'the S3 bucket of the cost reports') ?? '',
+      table: read.required(VARIABLES.table, `name of the ${TABLES.costReports.id} table`) ?? '',
+      intervalMinutes: read.integer(VARIABLES.intervalMinutes, 60, { min: 5, max: 1440 }),
+      settleMinutes: read.integer(VARIABLES.settleMinutes, 5, { min: 0, max: 60 }),
+    };
+    // Windows must tile a UTC day so every replica (and every restart) computes the same boundaries.
+    if (1440 % config.intervalMinutes !== 0) {
+      read.problem(`${VARIABLES.intervalMinutes}: must divide 1440 (a day), got ${config.intervalMinutes}`);
+    }
+    if (!/^https?:\/\/[^/]+/.test(config.opencostUrl)) {
+      read.problem(
+        `${VARIABLES.opencostUrl}: expected an http(s) URL, got ${JSON.stringify(config.opencostUrl)}`,
+      );
+    }
+    return config;
+  });
+}
+
+export function costMonitorEnvironment(config: Partial<CostMonitorConfig>): Record<string, string> {
+  return variablesOf(VARIABLES, config);
 }

@@ -4,6 +4,7 @@
  * still claimed by another replica is looked at again on the next tick, so a crashed winner's window is
  * taken over once its lease expires.
  */
+import { PollingLoop } from '../../shared/polling-loop.js';
 import type { WindowClaims } from './claims.js';
 import { rfc3339 } from './opencost.js';
 import { lastCompletedWindow, type ReportWindow } from './report.js';
@@ -50,54 +51,53 @@ export interface SchedulerStatus {
 const windowId = (w: ReportWindow) => `${rfc3339(w.start)}_${rfc3339(w.end)}`;
 
 export class ReportScheduler {
-  private readonly tickMs: number;
   private readonly staleAfterMs: number;
-  private started = false;
-  private stopped = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private heartbeat = 0;
+  private readonly loop: PollingLoop;
   private doneWindow: string | undefined;
   private lastTickAt: Date | undefined;
   private lastOutcome: TickOutcome | undefined;
   private lastWritten: SchedulerStatus['last_written'] = null;
   private lastError: string | undefined;
-  private died: string | undefined;
   private currentWindow: ReportWindow | undefined;
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.tickMs = opts.tickMs ?? 30_000;
-    this.staleAfterMs = opts.staleAfterMs ?? Math.max(3 * this.tickMs, 5 * 60_000);
+    const tickMs = opts.tickMs ?? 30_000;
+    this.staleAfterMs = opts.staleAfterMs ?? Math.max(3 * tickMs, 5 * 60_000);
+    // Failures of a window's dependencies are outcomes; anything thrown is a bug and ends the task.
+    this.loop = new PollingLoop({
+      name: 'scheduled-reports',
+      intervalMs: tickMs,
+      pass: async () => {
+        await this.tick();
+      },
+      maxConsecutiveFailures: 1,
+      ...(opts.log ? { logger: opts.log } : {}),
+    });
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.heartbeat = performance.now();
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops the loop and waits for an in-flight tick to finish. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** Ready-worthy: started, not stopped, not crashed, and ticking recently. */
+  /** Ready-worthy: running (started, not stopped, not crashed) and ticking recently. */
   get alive(): boolean {
-    return (
-      this.started &&
-      !this.stopped &&
-      this.died === undefined &&
-      performance.now() - this.heartbeat <= this.staleAfterMs
-    );
+    return this.loop.running && performance.now() - this.loop.lastBeat <= this.staleAfterMs;
+  }
+
+  /** Why the task ended, when a tick threw. */
+  private get died(): string | undefined {
+    return this.loop.givenUp ? this.loop.lastError : undefined;
   }
 
   status(): SchedulerStatus {
     const w = this.currentWindow;
     return {
-      running: this.started && !this.stopped && this.died === undefined,
+      running: this.loop.running,
       alive: this.alive,
       interval_minutes: this.opts.intervalMinutes,
       settle_minutes: this.opts.settleMinutes,
@@ -151,28 +151,6 @@ export class ReportScheduler {
       this.opts.log?.warn({ ...ctx, err: error }, 'scheduled cost report failed; will retry');
       if (claimed) await this.opts.claims.release(window).catch(() => undefined);
       return 'failed';
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.tick();
-      } catch (error) {
-        this.died = error instanceof Error ? error.message : String(error);
-        this.opts.log?.error({ err: error }, 'scheduled-report task died');
-        return;
-      }
-      this.heartbeat = performance.now();
-      if (this.stopped) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.tickMs);
-        timer.unref();
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
     }
   }
 }

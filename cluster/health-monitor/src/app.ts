@@ -1,15 +1,15 @@
-/** health-monitor (seed 000, version 1.0.0): cluster health and resource utilization. */
-import type { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { serviceUnavailable } from '../../shared/errors.js';
-import { createService, type Service } from '../../shared/service.js';
+/** health-monitor: cluster health and resource utilization of one region (docs/service-framework.md). */
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { HealthMonitorConfig } from './config.js';
-import { evaluateHealth } from './evaluate.js';
-import { SnapshotCache, type SnapshotState } from './snapshot-cache.js';
-import type { ClusterSnapshot } from './snapshot.js';
-
-export const SERVICE_NAME = 'health-monitor';
-export const SERVICE_VERSION = '1.0.0';
+import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
+import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
+import { kubeConfigFromEnv } from '../../shared/kube.js';
+import { createService, type Service } from '../../shared/service.js';
+import { loadHealthMonitorConfig, type HealthMonitorConfig } from './config.js';
+import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
+import { healthRoutes } from './routes.js';
+import { SnapshotCache } from './snapshot-cache.js';
+import { SnapshotCollector, type ClusterSnapshot } from './snapshot.js';
 
 export interface HealthMonitorDeps {
   config: HealthMonitorConfig;
@@ -22,54 +22,12 @@ export interface HealthMonitor extends Service {
   readonly cache: SnapshotCache;
 }
 
-function nodeView(n: ClusterSnapshot['nodes'][number]) {
-  return {
-    name: n.name,
-    ready: n.ready,
-    instance_type: n.instanceType,
-    zone: n.zone,
-    pods: n.pods,
-    allocatable: {
-      cpu_cores: n.allocatable.cpu,
-      memory_bytes: n.allocatable.memory,
-      gpus: n.allocatable.gpu,
-    },
-    requested: { cpu_cores: n.requested.cpu, memory_bytes: n.requested.memory, gpus: n.requested.gpu },
-    usage: n.usage && { cpu_cores: n.usage.cpu, memory_bytes: n.usage.memory },
-  };
-}
-
 export async function createHealthMonitor(deps: HealthMonitorDeps): Promise<HealthMonitor> {
   const { config } = deps;
-  const base = { cluster: config.clusterName, region: config.region };
   let log: Logger | undefined = deps.logger;
   const cache = new SnapshotCache(deps.collect, config.refreshIntervalSeconds * 1000, (error) =>
     log?.warn({ err: error }, 'cluster snapshot refresh failed'),
   );
-
-  const healthBody = (state: SnapshotState) => {
-    if (!state.ok) {
-      return {
-        status: 'unhealthy',
-        ...base,
-        timestamp: state.at.toISOString(),
-        reason: `Kubernetes API unavailable: ${state.error}`,
-      };
-    }
-    const evaluation = evaluateHealth(state.snapshot, config.thresholds);
-    return {
-      status: evaluation.healthy ? 'healthy' : 'unhealthy',
-      ...base,
-      timestamp: state.snapshot.collectedAt.toISOString(),
-      checks: evaluation.checks,
-      nodes: {
-        total: state.snapshot.nodes.length,
-        ready: state.snapshot.nodes.filter((n) => n.ready).length,
-      },
-      pods: state.snapshot.pods,
-    };
-  };
-
   const service = await createService({
     name: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -78,93 +36,34 @@ export async function createHealthMonitor(deps: HealthMonitorDeps): Promise<Heal
     ...(deps.logger ? { logger: deps.logger } : {}),
     readiness: { snapshot_refresher: () => cache.running },
     onClose: () => cache.stop(),
-    routes: (app) => {
-      app.get(
-        '/',
-        { schema: { operationId: 'root__get', summary: 'Basic service information' } },
-        async () => ({
-          service: SERVICE_NAME,
-          version: SERVICE_VERSION,
-          ...base,
-          description: 'Cluster health and resource utilization',
-          endpoints: {
-            health: '/api/v1/health',
-            metrics: '/api/v1/metrics',
-            status: '/api/v1/status',
-            liveness: '/healthz',
-            readiness: '/readyz',
-          },
-        }),
-      );
-
-      app.get(
-        '/api/v1/health',
-        {
-          schema: {
-            operationId: 'health_check_api_v1_health_get',
-            summary: '200 when the cluster is healthy, 503 when unhealthy',
-          },
-        },
-        async (_request, reply) => {
-          const body = healthBody(await cache.current());
-          return reply.code(body.status === 'healthy' ? 200 : 503).send(body);
-        },
-      );
-
-      app.get(
-        '/api/v1/metrics',
-        {
-          schema: {
-            operationId: 'get_metrics_api_v1_metrics_get',
-            summary: 'Resource utilization of the cluster and its nodes',
-          },
-        },
-        async () => {
-          const state = await cache.current();
-          if (!state.ok) throw serviceUnavailable(`Cluster metrics are unavailable: ${state.error}`);
-          const evaluation = evaluateHealth(state.snapshot, config.thresholds);
-          return {
-            ...base,
-            timestamp: state.snapshot.collectedAt.toISOString(),
-            cluster: config.clusterName,
-            utilization: evaluation.utilization,
-            metrics_source: state.snapshot.metricsError
-              ? { status: 'unavailable', error: state.snapshot.metricsError }
-              : { status: 'ok' },
-            pods: state.snapshot.pods,
-            nodes: state.snapshot.nodes.map(nodeView),
-          };
-        },
-      );
-
-      app.get(
-        '/api/v1/status',
-        { schema: { operationId: 'get_status_api_v1_status_get', summary: 'Operational information' } },
-        async () => {
-          const state = await cache.current();
-          const health = healthBody(state);
-          return {
-            service: SERVICE_NAME,
-            version: SERVICE_VERSION,
-            ...base,
-            health: health.status,
-            kubernetes_api: state.ok ? 'ok' : 'unavailable',
-            last_refresh: state.at.toISOString(),
-            refresh_interval_seconds: config.refreshIntervalSeconds,
-            thresholds: {
-              cpu_percent: config.thresholds.cpuPercent,
-              memory_percent: config.thresholds.memoryPercent,
-              gpu_percent: config.thresholds.gpuPercent,
-              pending_pods: config.thresholds.pendingPods,
-            },
-            ...('checks' in health ? { checks: health.checks } : { reason: health.reason }),
-            node_count: state.ok ? state.snapshot.nodes.length : (state.lastGood?.nodes.length ?? null),
-          };
-        },
-      );
+    routes: async (app) => {
+      await app.register(healthRoutes, { config, cache });
     },
   });
   log = service.app.log as unknown as Logger;
   cache.start();
   return { ...service, cache };
+}
+
+/** What a caller may supply instead of what the environment would give (tests, the local platform). */
+export interface HealthMonitorOverrides {
+  kubeConfig?: KubeConfig;
+  keys?: KeySource;
+  logger?: Logger;
+}
+
+/** health-monitor as its environment describes it: main.ts and the local platform both start it here. */
+export async function createHealthMonitorFromEnv(
+  env: NodeJS.ProcessEnv,
+  overrides: HealthMonitorOverrides = {},
+): Promise<HealthMonitor> {
+  const config = loadHealthMonitorConfig(env);
+  const envelope = envelopeVerifierFromEnv(env, overrides.keys);
+  const collector = new SnapshotCollector(overrides.kubeConfig ?? kubeConfigFromEnv(env));
+  return createHealthMonitor({
+    config,
+    envelope,
+    collect: () => collector.collect(),
+    ...(overrides.logger ? { logger: overrides.logger } : {}),
+  });
 }

@@ -1,5 +1,5 @@
-/** health-monitor configuration from environment variables (see the service README section). */
-import { EnvReader } from '../../shared/env.js';
+/** health-monitor configuration: its environment contract, read and written here (docs/service-framework.md). */
+import { readContract, variables, type EnvSource } from '../../shared/env-source.js';
 
 /** A threshold of -1 disables that check. */
 export interface HealthThresholds {
@@ -28,26 +28,45 @@ export const DEFAULT_THRESHOLDS: HealthThresholds = {
   pendingPods: 10,
 };
 
-export function loadHealthMonitorConfig(env: NodeJS.ProcessEnv = process.env): HealthMonitorConfig {
-  const read = new EnvReader(env);
-  const percent = (name: string, fallback: number) => {
-    const value = read.number(name, fallback, { min: -1, max: 100 });
-    return value < 0 ? -1 : value;
-  };
-  const config: HealthMonitorConfig = {
-    clusterName: read.string('CLUSTER_NAME', 'local'),
-    region: read.string('REGION', read.string('AWS_REGION', 'local')),
-    thresholds: {
-      cpuPercent: percent('HEALTH_CPU_THRESHOLD_PERCENT', DEFAULT_THRESHOLDS.cpuPercent),
-      memoryPercent: percent('HEALTH_MEMORY_THRESHOLD_PERCENT', DEFAULT_THRESHOLDS.memoryPercent),
-      gpuPercent: percent('HEALTH_GPU_THRESHOLD_PERCENT', DEFAULT_THRESHOLDS.gpuPercent),
-      pendingPods: read.number('HEALTH_PENDING_PODS_THRESHOLD', DEFAULT_THRESHOLDS.pendingPods, {
-        min: -1,
-        integer: true,
-      }),
-    },
-    refreshIntervalSeconds: read.number('STATUS_REFRESH_INTERVAL_SECONDS', 30, { min: 1, max: 3600 }),
-  };
-  read.done();
-  return config;
+const VARIABLES = {
+  clusterName: 'CLUSTER_NAME',
+  region: 'REGION',
+  cpuPercent: 'HEALTH_CPU_THRESHOLD_PERCENT',
+  memoryPercent: 'HEALTH_MEMORY_THRESHOLD_PERCENT',
+  gpuPercent: 'HEALTH_GPU_THRESHOLD_PERCENT',
+  pendingPods: 'HEALTH_PENDING_PODS_THRESHOLD',
+  refreshIntervalSeconds: 'STATUS_REFRESH_INTERVAL_SECONDS',
+} as const;
+
+export function loadHealthMonitorConfig(env: EnvSource = process.env): HealthMonitorConfig {
+  return readContract(env, (read) => {
+    const percent = (name: string, fallback: number) => {
+      const value = read.number(name, fallback, { min: -1, max: 100 });
+      return value < 0 ? -1 : value;
+    };
+    return {
+      clusterName: read.string(VARIABLES.clusterName, 'local'),
+      region: read.string(VARIABLES.region, read.string('AWS_REGION', 'local')),
+      thresholds: {
+        cpuPercent: percent(VARIABLES.cpuPercent, DEFAULT_THRESHOLDS.cpuPercent),
+        memoryPercent: percent(VARIABLES.memoryPercent, DEFAULT_THRESHOLDS.memoryPercent),
+        gpuPercent: percent(VARIABLES.gpuPercent, DEFAULT_THRESHOLDS.gpuPercent),
+        pendingPods: read.integer(VARIABLES.pendingPods, DEFAULT_THRESHOLDS.pendingPods, { min: -1 }),
+      },
+      refreshIntervalSeconds: read.number(VARIABLES.refreshIntervalSeconds, 30, { min: 1, max: 3600 }),
+    };
+  });
+}
+
+/** The variables that make loadHealthMonitorConfig() return these values (the local platform sets them). */
+export function healthMonitorEnvironment(config: Partial<HealthMonitorConfig>): Record<string, string> {
+  return variables({
+    [VARIABLES.clusterName]: config.clusterName,
+    [VARIABLES.region]: config.region,
+    [VARIABLES.cpuPercent]: config.thresholds?.cpuPercent,
+    [VARIABLES.memoryPercent]: config.thresholds?.memoryPercent,
+    [VARIABLES.gpuPercent]: config.thresholds?.gpuPercent,
+    [VARIABLES.pendingPods]: config.thresholds?.pendingPods,
+    [VARIABLES.refreshIntervalSeconds]: config.refreshIntervalSeconds,
+  });
 }

@@ -3,6 +3,7 @@
  * that finds it older than the interval (loop stalled, API slow) refreshes it first. Refreshes are
  * single-flight, so a burst of requests costs one round of Kubernetes API calls.
  */
+import { PollingLoop } from '../../shared/polling-loop.js';
 import type { ClusterSnapshot } from './snapshot.js';
 
 export type SnapshotState =
@@ -12,35 +13,36 @@ export type SnapshotState =
 export class SnapshotCache {
   private state: SnapshotState | undefined;
   private inFlight: Promise<SnapshotState> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly collect: () => Promise<ClusterSnapshot>,
     private readonly intervalMs: number,
     private readonly onError: (error: unknown) => void = () => undefined,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // refresh() records a failure in the state instead of throwing, so the loop never backs off.
+    this.loop = new PollingLoop({
+      name: 'snapshot-refresh',
+      intervalMs,
+      pass: async () => {
+        await this.refresh();
+      },
+    });
+  }
 
   /** True while the background loop is scheduled (readiness). */
   get running(): boolean {
-    return !this.stopped;
+    return this.loop.running;
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      await this.refresh();
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.intervalMs);
-    };
-    void loop();
+    this.loop.start();
   }
 
+  /** Stops the background loop; a refresh in flight completes on its own. */
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    void this.loop.stop();
   }
 
   /** The latest state, refreshed first when it is missing or older than the interval. */

@@ -1,6 +1,9 @@
-/** inference-proxy configuration from environment variables (docs/inference-proxy.md, "Environment"). */
+/**
+ * inference-proxy configuration: its environment contract, read and written here
+ * (docs/inference-proxy.md, "Environment").
+ */
 import { TABLES } from '../../../lib/tables.js';
-import { EnvConfigError, EnvReader } from '../../shared/env.js';
+import { readContract, variables, type EnvSource } from '../../shared/env-source.js';
 
 export interface InferenceProxyConfig {
   /** The region this proxy serves: an endpoint is forwarded to only while it is `running` here. */
@@ -15,12 +18,13 @@ export interface InferenceProxyConfig {
 
 export const INFERENCE_PROXY_DEFAULTS = {
   upstreamTimeoutMs: 60_000,
-  // Seed 000: the load balancer's idle timeout is 300 s; a silent stream longer than that is dead anyway.
+  // The load balancer's idle timeout is 300 s (docs/regional-stack.md); a silent stream longer than that
+  // is dead anyway.
   streamIdleTimeoutMs: 300_000,
   endpointCacheTtlMs: 5_000,
 } as const;
 
-/** Everything main.ts needs besides the config proper: where the table and the CA live. */
+/** The config proper plus where the wiring finds the endpoint table and the CA. */
 export interface InferenceProxySettings {
   config: InferenceProxyConfig;
   tableName: string;
@@ -30,51 +34,72 @@ export interface InferenceProxySettings {
   tablesRegion: string;
   /** DynamoDB endpoint override for local runs (dynalite); unset in a deployment. */
   dynamodbEndpoint: string | undefined;
-  envelopeFreshnessSeconds: number;
 }
 
-export function loadInferenceProxySettings(env: NodeJS.ProcessEnv = process.env): InferenceProxySettings {
-  const read = new EnvReader(env);
-  const region = read.optionalString('REGION') ?? read.optionalString('AWS_REGION');
-  const tableName = read.optionalString(TABLES.inferenceEndpoints.envVar);
-  const caFile = read.optionalString('INTERNAL_CA_FILE');
-  const config: InferenceProxyConfig = {
-    region: region ?? '',
-    upstreamTimeoutMs: read.number('UPSTREAM_TIMEOUT_MS', INFERENCE_PROXY_DEFAULTS.upstreamTimeoutMs, {
-      min: 100,
-      // The edge's streaming window is 900 s; waiting longer for headers could never reach the caller.
-      max: 900_000,
-      integer: true,
-    }),
-    streamIdleTimeoutMs: read.number(
-      'UPSTREAM_IDLE_TIMEOUT_MS',
-      INFERENCE_PROXY_DEFAULTS.streamIdleTimeoutMs,
-      { min: 100, max: 900_000, integer: true },
-    ),
-    endpointCacheTtlMs: read.number('ENDPOINT_CACHE_TTL_MS', INFERENCE_PROXY_DEFAULTS.endpointCacheTtlMs, {
-      min: 0,
-      max: 60_000,
-      integer: true,
-    }),
-  };
-  const settings: InferenceProxySettings = {
-    config,
-    tableName: tableName ?? '',
-    caFile: caFile ?? '',
-    tablesRegion: read.optionalString('GLOBAL_REGION') ?? read.optionalString('AWS_REGION') ?? region ?? '',
-    dynamodbEndpoint: read.optionalString('DYNAMODB_ENDPOINT'),
-    envelopeFreshnessSeconds: read.number('ENVELOPE_FRESHNESS_SECONDS', 30, { min: 5, max: 300 }),
-  };
-  read.done();
-  const missing: string[] = [];
-  if (!region)
-    missing.push('REGION: not set (nor AWS_REGION); the region whose running endpoints are served');
-  if (!tableName) {
-    missing.push(
-      `${TABLES.inferenceEndpoints.envVar}: not set (name of the ${TABLES.inferenceEndpoints.id} table)`,
-    );
-  }
-  if (!caFile) missing.push('INTERNAL_CA_FILE: not set (PEM bundle of the cluster internal CA)');
-  if (missing.length > 0) throw new EnvConfigError(missing);
-  return settings;
+const VARIABLES = {
+  region: 'REGION',
+  upstreamTimeoutMs: 'UPSTREAM_TIMEOUT_MS',
+  streamIdleTimeoutMs: 'UPSTREAM_IDLE_TIMEOUT_MS',
+  endpointCacheTtlMs: 'ENDPOINT_CACHE_TTL_MS',
+  tableName: TABLES.inferenceEndpoints.envVar,
+  caFile: 'INTERNAL_CA_FILE',
+  tablesRegion: 'GLOBAL_REGION',
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+} as const;
+
+export function loadInferenceProxySettings(env: EnvSource = process.env): InferenceProxySettings {
+  return readContract(env, (read) => {
+    const region = read.optional(VARIABLES.region) ?? read.optional('AWS_REGION');
+    if (region === undefined) {
+      read.problem(
+        `${VARIABLES.region}: required (nor AWS_REGION; the region whose running endpoints are served)`,
+      );
+    }
+    const config: InferenceProxyConfig = {
+      region: region ?? '',
+      upstreamTimeoutMs: read.integer(
+        VARIABLES.upstreamTimeoutMs,
+        INFERENCE_PROXY_DEFAULTS.upstreamTimeoutMs,
+        {
+          min: 100,
+          // The edge's streaming window is 900 s; waiting longer for headers could never reach the caller.
+          max: 900_000,
+        },
+      ),
+      streamIdleTimeoutMs: read.integer(
+        VARIABLES.streamIdleTimeoutMs,
+        INFERENCE_PROXY_DEFAULTS.streamIdleTimeoutMs,
+        { min: 100, max: 900_000 },
+      ),
+      endpointCacheTtlMs: read.integer(
+        VARIABLES.endpointCacheTtlMs,
+        INFERENCE_PROXY_DEFAULTS.endpointCacheTtlMs,
+        { min: 0, max: 60_000 },
+      ),
+    };
+    return {
+      config,
+      tableName:
+        read.required(VARIABLES.tableName, `name of the ${TABLES.inferenceEndpoints.id} table`) ?? '',
+      caFile: read.required(VARIABLES.caFile, 'PEM bundle of the cluster internal CA') ?? '',
+      tablesRegion: read.optional(VARIABLES.tablesRegion) ?? read.optional('AWS_REGION') ?? region ?? '',
+      dynamodbEndpoint: read.optional(VARIABLES.dynamodbEndpoint),
+    };
+  });
+}
+
+export function inferenceProxyEnvironment(
+  settings: Partial<Omit<InferenceProxySettings, 'config'>> & { config?: Partial<InferenceProxyConfig> },
+): Record<string, string> {
+  const { config = {} } = settings;
+  return variables({
+    [VARIABLES.region]: config.region,
+    [VARIABLES.upstreamTimeoutMs]: config.upstreamTimeoutMs,
+    [VARIABLES.streamIdleTimeoutMs]: config.streamIdleTimeoutMs,
+    [VARIABLES.endpointCacheTtlMs]: config.endpointCacheTtlMs,
+    [VARIABLES.tableName]: settings.tableName,
+    [VARIABLES.caFile]: settings.caFile,
+    [VARIABLES.tablesRegion]: settings.tablesRegion,
+    [VARIABLES.dynamodbEndpoint]: settings.dynamodbEndpoint,
+  });
 }

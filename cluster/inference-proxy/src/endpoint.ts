@@ -6,7 +6,7 @@
  */
 import { isIPv4 } from 'node:net';
 
-/** Seed 000: model pods serve HTTPS on 8443 behind their TLS sidecar. */
+/** Model pods serve HTTPS on 8443 behind their TLS sidecar (docs/inference-proxy.md). */
 export const DEFAULT_MODEL_PORT = 8443;
 export const RUNNING = 'running';
 

@@ -1,24 +1,31 @@
-/** manifest-processor (seed 000, version 2.0.0). */
+/**
+ * manifest-processor: submits, validates and deletes cluster manifests; lists, inspects, retries and
+ * deletes jobs; and fronts the central job queue, job templates, webhooks and this region's cost-monitor
+ * (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
+import { EnvReader } from '../../../lambda/shared/env.js';
+import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
+import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
+import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { createService, type Service } from '../../shared/service.js';
 import { ManifestApplier } from './apply.js';
-import type { CentralState } from './central.js';
-import { registerCostRoutes } from './cost/index.js';
-import type { ManifestProcessorConfig } from './config.js';
+import { createCentralTableFeatures, type CentralTableFeatures } from './central-table-features.js';
+import { loadManifestProcessorConfig, type ManifestProcessorConfig } from './config.js';
 import type { ProcessorContext } from './context.js';
-import { JobsService } from './jobs.js';
-import type { ValidationPolicy } from './policy/index.js';
-import { registerQueueRoutes } from './queue/index.js';
+import { COST_PREFIX, CostMonitorClient, costRoutes, loadCostMonitorClientSettings } from './cost/index.js';
+import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
+import { JOBS_PREFIX, jobRoutes } from './jobs/routes.js';
+import { JobsService } from './jobs/service.js';
+import { MANIFESTS_PREFIX, manifestRoutes } from './manifests/routes.js';
+import { loadPolicyConfig, ValidationPolicy } from './policy/index.js';
+import { loadQueueConfig, QUEUE_PREFIX, queueRoutes, type SpotPriceSource } from './queue/index.js';
 import { ResourceService } from './resources.js';
-import { jobRoutes } from './routes/jobs.js';
-import { manifestRoutes } from './routes/manifests.js';
-import { SERVICE_NAME, SERVICE_VERSION, serviceInfoRoutes } from './routes/service-info.js';
-import { registerTemplateRoutes } from './templates/index.js';
-import { registerWebhookRoutes } from './webhooks/index.js';
-
-export { SERVICE_NAME, SERVICE_VERSION };
+import { serviceInfoRoutes } from './service-info/routes.js';
+import { loadTemplateConfig, templateRoutes, TEMPLATES_PREFIX } from './templates/index.js';
+import { loadWebhookConfig, webhookRoutes, WEBHOOKS_PREFIX } from './webhooks/index.js';
 
 export interface ManifestProcessorDeps {
   config: ManifestProcessorConfig;
@@ -27,14 +34,16 @@ export interface ManifestProcessorDeps {
   envelope: EnvelopeVerifier;
   logger?: Logger;
   /**
-   * Queue, templates, webhooks and cost (central.ts). main.ts and the local platform always pass it; tests
-   * of the Kubernetes-facing operations may leave it out.
+   * Queue, templates and webhooks; their background loops start with the service and stop when it
+   * closes. Tests of the Kubernetes-facing operations may leave them out.
    */
-  central?: CentralState;
+  centralTables?: CentralTableFeatures;
+  /** This region's cost-monitor behind /api/v1/cost (left out with the central tables in such tests). */
+  cost?: CostMonitorClient;
 }
 
 export async function createManifestProcessor(deps: ManifestProcessorDeps): Promise<Service> {
-  const { central } = deps;
+  const { centralTables, cost } = deps;
   const ctx: ProcessorContext = {
     config: deps.config,
     kubeConfig: deps.kubeConfig,
@@ -42,37 +51,94 @@ export async function createManifestProcessor(deps: ManifestProcessorDeps): Prom
     applier: new ManifestApplier(deps.kubeConfig, deps.policy),
     jobs: new JobsService(deps.kubeConfig),
     resources: new ResourceService(deps.kubeConfig),
-    ...(deps.central ? { central: deps.central } : {}),
+    ...(centralTables ? { centralTables } : {}),
   };
-  return createService({
+  const service = await createService({
     name: SERVICE_NAME,
     version: SERVICE_VERSION,
     description:
       'Submits, validates and deletes cluster manifests; lists, inspects, retries and deletes jobs',
     envelope: deps.envelope,
     ...(deps.logger ? { logger: deps.logger } : {}),
-    readiness: { ...(central?.readiness ?? {}) },
+    readiness: { ...(centralTables?.readiness ?? {}) },
     onClose: async () => {
-      await central?.close();
+      await centralTables?.close();
     },
-    routes: (app) => {
-      serviceInfoRoutes(app, ctx);
-      manifestRoutes(app, ctx);
-      jobRoutes(app, ctx);
-      if (!central) return;
-      registerQueueRoutes(app, central.queue.routeDeps);
-      registerTemplateRoutes(app, {
-        templates: central.templates,
-        applier: ctx.applier,
-        jobs: ctx.jobs,
-        policy: ctx.policy,
-      });
-      registerWebhookRoutes(app, {
-        webhooks: central.webhooks.store,
-        allowPrivateTargets: central.webhooks.config.allowPrivateTargets,
-        allowedNamespaces: ctx.policy.config.allowedNamespaces,
-      });
-      if (central.cost) registerCostRoutes(app, { client: central.cost });
+    // Registration order is the order of /openapi.json.
+    routes: async (app) => {
+      await app.register(serviceInfoRoutes, ctx);
+      await app.register(manifestRoutes, { ...ctx, prefix: MANIFESTS_PREFIX });
+      await app.register(jobRoutes, { ...ctx, prefix: JOBS_PREFIX });
+      if (centralTables) {
+        await app.register(queueRoutes, { ...centralTables.queue.routeDeps, prefix: QUEUE_PREFIX });
+        await app.register(templateRoutes, {
+          prefix: TEMPLATES_PREFIX,
+          templates: centralTables.templates,
+          applier: ctx.applier,
+          jobs: ctx.jobs,
+          policy: ctx.policy,
+        });
+        await app.register(webhookRoutes, {
+          prefix: WEBHOOKS_PREFIX,
+          webhooks: centralTables.webhooks.store,
+          allowPrivateTargets: centralTables.webhooks.config.allowPrivateTargets,
+          allowedNamespaces: ctx.policy.config.allowedNamespaces,
+        });
+      }
+      if (cost) await app.register(costRoutes, { prefix: COST_PREFIX, client: cost });
     },
+  });
+  centralTables?.start();
+  return service;
+}
+
+/** What a caller may supply instead of what the environment would give (tests, the local platform). */
+export interface ManifestProcessorOverrides {
+  kubeConfig?: KubeConfig;
+  /** Client of the central tables' region. */
+  dynamodb?: DynamoDBClient;
+  keys?: KeySource;
+  spotPrices?: SpotPriceSource;
+  logger?: Logger;
+}
+
+/** manifest-processor as its environment describes it: main.ts and the local platform both start it here. */
+export async function createManifestProcessorFromEnv(
+  env: NodeJS.ProcessEnv,
+  overrides: ManifestProcessorOverrides = {},
+): Promise<Service> {
+  // Every contract reads from one reader, so one startup error names every problem.
+  const read = new EnvReader(env);
+  const config = loadManifestProcessorConfig(read);
+  const policy = new ValidationPolicy(loadPolicyConfig(read));
+  const queue = loadQueueConfig(read);
+  const templates = loadTemplateConfig(read);
+  const webhooks = loadWebhookConfig(read);
+  const costSettings = loadCostMonitorClientSettings(read);
+  // The central tables live in the global region (ARCHITECTURE.md).
+  const globalRegion = read.string('GLOBAL_REGION', config.region);
+  read.finish();
+  const envelope = envelopeVerifierFromEnv(env, overrides.keys);
+  const kubeConfig = overrides.kubeConfig ?? kubeConfigFromEnv(env);
+  const logger = overrides.logger ? { logger: overrides.logger } : {};
+  const centralTables = createCentralTableFeatures({
+    queue,
+    templates,
+    webhooks,
+    dynamodb: overrides.dynamodb ?? new DynamoDBClient({ region: globalRegion }),
+    kubeConfig,
+    policy,
+    source: { region: config.region, cluster: config.clusterName },
+    ...(overrides.spotPrices ? { spotPrices: overrides.spotPrices } : {}),
+    ...logger,
+  });
+  return createManifestProcessor({
+    config,
+    policy,
+    kubeConfig,
+    envelope,
+    centralTables,
+    cost: CostMonitorClient.fromSettings(costSettings),
+    ...logger,
   });
 }

@@ -69,7 +69,7 @@ export interface JobView {
   }[];
 }
 
-export function jobView(job: V1Job): JobView {
+export function kubernetesJobView(job: V1Job): JobView {
   const containers = job.spec?.template.spec?.containers ?? [];
   return {
     name: job.metadata?.name ?? '',

@@ -1,4 +1,4 @@
-/** Request schemas of manifest-processor (seed 000): every field, default and bound as the seed's tables say. */
+/** Request schemas of manifest-processor (docs/manifest-processor.md): every field, default and bound as specified. */
 import { Type, type Static } from 'typebox';
 import { FreeFormObject, Nullable, StringEnum } from '../../shared/schema.js';
 

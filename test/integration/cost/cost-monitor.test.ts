@@ -4,7 +4,8 @@
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { BUCKET, startCostEnv, TestClock, waitFor, type CostEnv, type RunningMonitor } from './harness.js';
+import { waitFor } from '../../support/wait-for.js';
+import { BUCKET, startCostEnv, TestClock, type CostEnv, type RunningMonitor } from './harness.js';
 import { closedPortUrl, CLUSTER, IDLE_PER_HOUR, WORKLOADS } from '../../../local/opencost-stand-in.js';
 
 let env: CostEnv;

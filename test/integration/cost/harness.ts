@@ -8,7 +8,7 @@ import {
   type CostMonitorDeps,
 } from '../../../cluster/cost-monitor/src/app.js';
 import type { CostMonitorConfig } from '../../../cluster/cost-monitor/src/config.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import { startLocalS3, type LocalS3 } from '../../../local/s3.js';
 import { TABLES } from '../../../lib/tables.js';
@@ -87,7 +87,7 @@ export async function startCostEnv(): Promise<CostEnv> {
         s3: s3.client(),
         dynamo: dynamo.client(),
         clock: clock.read,
-        logger: silentLogger(),
+        logger: silentServiceLogger(),
         ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
         ...(opts.https ? { https: opts.https } : {}),
         scheduler: { tickMs: 50, ...opts.scheduler },
@@ -126,15 +126,4 @@ export async function startCostEnv(): Promise<CostEnv> {
       await dynamo.close();
     },
   };
-}
-
-/** Polls until `probe` returns something truthy. */
-export async function waitFor<T>(probe: () => Promise<T> | T, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -6,22 +6,18 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { CostMonitorClient, registerCostRoutes } from '../../../cluster/manifest-processor/src/cost/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
-import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 import {
-  startCostEnv,
-  TestClock,
-  waitFor,
-  type CostEnv,
-  type Reply,
-  type RunningMonitor,
-} from './harness.js';
-
-const KEY = 'cost-routes-test-signing-key-0123456789';
+  COST_PREFIX,
+  CostMonitorClient,
+  costRoutes,
+} from '../../../cluster/manifest-processor/src/cost/index.js';
+import type { Service } from '../../../cluster/shared/service.js';
+import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import { createLocalCa, type LocalCa } from '../../../local/tls.js';
+import { KEY } from '../../support/cluster-fixtures.js';
+import { startPluginService, type PluginService } from '../../support/plugin-service.js';
+import { waitFor } from '../../support/wait-for.js';
+import { startCostEnv, TestClock, type CostEnv, type Reply, type RunningMonitor } from './harness.js';
 
 let env: CostEnv;
 let ca: LocalCa;
@@ -29,17 +25,15 @@ let costMonitor: RunningMonitor;
 const fronts: Service[] = [];
 
 /** A manifest-processor stand-in: the framework with envelope verification and only the cost routes. */
-async function startFront(client: CostMonitorClient): Promise<{ service: Service; base: string }> {
-  const service = await createService({
-    name: 'manifest-processor',
-    version: '2.0.0',
+async function startFront(client: CostMonitorClient): Promise<PluginService> {
+  const front = await startPluginService({
     description: 'cost routes under test',
-    envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-    logger: silentLogger(),
-    routes: (app) => registerCostRoutes(app, { client }),
+    routes: async (app) => {
+      await app.register(costRoutes, { prefix: COST_PREFIX, client });
+    },
   });
-  fronts.push(service);
-  return { service, base: await service.app.listen({ host: '127.0.0.1', port: 0 }) };
+  fronts.push(front.service);
+  return front;
 }
 
 async function call(
@@ -63,7 +57,7 @@ async function call(
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-let front: { service: Service; base: string };
+let front: PluginService;
 const clock = new TestClock(new Date('2024-05-01T10:07:30Z'));
 
 beforeAll(async () => {

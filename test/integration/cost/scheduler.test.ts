@@ -5,7 +5,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { BUCKET, startCostEnv, TestClock, waitFor, type CostEnv } from './harness.js';
+import { waitFor } from '../../support/wait-for.js';
+import { BUCKET, startCostEnv, TestClock, type CostEnv } from './harness.js';
 
 let env: CostEnv;
 

@@ -13,9 +13,9 @@ import {
   startModelServer,
   startProxy,
   testCa,
-  waitFor,
   type ProxyHarness,
 } from './harness.js';
+import { waitFor } from '../../support/wait-for.js';
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 
 describe('inference-proxy upstream failures', () => {

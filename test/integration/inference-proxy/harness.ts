@@ -13,17 +13,17 @@ import {
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createInferenceProxy, type InferenceProxy } from '../../../cluster/inference-proxy/src/app.js';
 import type { InferenceProxyConfig } from '../../../cluster/inference-proxy/src/config.js';
 import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
+import { signEnvelope } from '../../../lambda/shared/envelope.js';
 import { createLocalCa, type IssuedCertificate, type LocalCa } from '../../../local/tls.js';
 import { TABLES } from '../../../lib/tables.js';
+import { KEY, testEnvelopeVerifier } from '../../support/cluster-fixtures.js';
 
-export const KEY = 'inference-proxy-test-key-0123456789abcdef';
 export const REGION = 'us-east-1';
 
 let ca: LocalCa | undefined;
@@ -38,22 +38,13 @@ export function testCa(): { ca: LocalCa; cert: IssuedCertificate } {
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-export function toAttribute(value: Json): AttributeValue {
-  if (value === null) return { NULL: true };
-  if (typeof value === 'string') return { S: value };
-  if (typeof value === 'number') return { N: String(value) };
-  if (typeof value === 'boolean') return { BOOL: value };
-  if (Array.isArray(value)) return { L: value.map(toAttribute) };
-  return { M: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toAttribute(v)])) };
-}
-
+/** Writes an endpoint record as the endpoint store holds it (plain attributes, marshalled by lib-dynamodb). */
 export async function putEndpoint(
   client: DynamoDBClient,
   table: string,
   record: Record<string, Json>,
 ): Promise<void> {
-  const item = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, toAttribute(v)]));
-  await client.send(new PutItemCommand({ TableName: table, Item: item }));
+  await DynamoDBDocumentClient.from(client).send(new PutCommand({ TableName: table, Item: record }));
 }
 
 export function tableOf(env: Record<string, string>): string {
@@ -188,12 +179,12 @@ export async function startProxy(opts: {
       endpointCacheTtlMs: 5_000,
       ...opts.config,
     },
-    envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
+    envelope: testEnvelopeVerifier(),
     endpoints,
     ca: opts.ca ?? testCa().ca.cert,
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.now ? { now: opts.now } : {}),
-    logger: silentLogger(),
+    logger: silentServiceLogger(),
   });
   const base = await proxy.app.listen({ host: '127.0.0.1', port: 0 });
   return { base, proxy, close: () => proxy.app.close() };
@@ -273,16 +264,6 @@ export function send(base: string, target: string, opts: SendOptions = {}): Prom
     req.end(body);
   });
 }
-
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** mulberry32: a tiny seeded PRNG so canary splits are reproducible. */
 export function seededRandom(seed: number): () => number {

@@ -2,14 +2,11 @@
  * inference-proxy as a service: the envelope guards every path but the probes, the seed's operations
  * and operation ids are published, and no query parameter can ever turn into a 422.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { signEnvelope } from '../../../lambda/shared/envelope.js';
 import {
   echoHandler,
   endpointRecord,
-  KEY,
   send,
   startModelServer,
   startProxy,
@@ -17,25 +14,11 @@ import {
   type ModelServer,
   type ProxyHarness,
 } from './harness.js';
+import { KEY } from '../../support/cluster-fixtures.js';
+import { pythonSignedRequest } from '../../support/python-envelope-client.js';
 
-const CLIENT = fileURLToPath(new URL('../../fixtures/envelope_client.py', import.meta.url));
-
-function python(request: Record<string, unknown>): Promise<{ status: number; body: string }[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [CLIENT]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as { status: number; body: string }[])
-        : reject(new Error(`envelope_client.py exited ${code}: ${err}`)),
-    );
-    child.stdin.end(JSON.stringify({ key: KEY, method: 'GET', ...request }));
-  });
-}
+/** Requests signed and sent by the independent Python implementation of the envelope. */
+const python = (request: Record<string, unknown>) => pythonSignedRequest({ key: KEY, ...request });
 
 describe('inference-proxy service surface', () => {
   let model: ModelServer;

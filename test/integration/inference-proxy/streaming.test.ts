@@ -11,15 +11,14 @@ import {
   endpointRecord,
   putEndpoint,
   send,
-  sleep,
   startModelServer,
   startProxy,
   tableOf,
   testCa,
-  waitFor,
   type ModelServer,
   type ProxyHarness,
 } from './harness.js';
+import { sleep, waitFor } from '../../support/wait-for.js';
 
 const EVENTS = 5;
 const EVENT_GAP_MS = 150;

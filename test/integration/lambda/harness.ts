@@ -9,7 +9,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo, LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Type } from 'typebox';
-import { silentLogger } from '../../../cluster/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type ServiceApp } from '../../../cluster/shared/service.js';
 import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
 import { staticKeySource, type SigningKeys } from '../../../lambda/shared/signing-keys.js';
@@ -51,7 +51,7 @@ export async function startBackend(opts: BackendOptions): Promise<Backend> {
     version: '1.0.0',
     description: 'backend for edge proxy tests',
     envelope: new EnvelopeVerifier({ keys: staticKeySource(opts.keys ?? { current: KEY }) }),
-    logger: silentLogger(),
+    logger: silentServiceLogger(),
     https: opts.cert ?? opts.ca.issue(['127.0.0.1', BACKEND_NAME]),
     routes: opts.routes,
   });

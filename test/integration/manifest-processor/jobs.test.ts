@@ -1,4 +1,5 @@
-import { jobManifest, startHarness, type Harness } from './harness.js';
+import { jobManifest } from '../../support/cluster-fixtures.js';
+import { startHarness, type Harness } from './harness.js';
 
 describe('manifest-processor: jobs', () => {
   let h: Harness;
@@ -54,6 +55,26 @@ describe('manifest-processor: jobs', () => {
     expect(finished.body.total).toBe(3);
     expect((await h.call('GET', '/api/v1/jobs?namespace=default')).body.total).toBe(0);
     expect((await h.call('GET', '/api/v1/jobs?namespace=kube-system')).status).toBe(403);
+  });
+
+  test('every operation on one job or resource is confined to the allowed namespaces', async () => {
+    const detail = 'Namespace kube-system is not allowed (allowed: svc-jobs, default)';
+    for (const [method, path] of [
+      ['GET', '/api/v1/jobs/kube-system/x'],
+      ['DELETE', '/api/v1/jobs/kube-system/x'],
+      ['GET', '/api/v1/jobs/kube-system/x/events'],
+      ['GET', '/api/v1/jobs/kube-system/x/logs'],
+      ['GET', '/api/v1/jobs/kube-system/x/metrics'],
+      ['GET', '/api/v1/jobs/kube-system/x/pods'],
+      ['GET', '/api/v1/jobs/kube-system/x/pods/p/logs'],
+      ['POST', '/api/v1/jobs/kube-system/x/retry'],
+      ['DELETE', '/api/v1/manifests/kube-system/x?api_version=v1&kind=ConfigMap'],
+    ] as const) {
+      const res = await h.call(method, path);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 403, body: { detail } });
+    }
+    // Request validation comes first: a malformed query is a 422 whatever the namespace.
+    expect((await h.call('GET', '/api/v1/jobs/kube-system/x/logs?tail=0')).status).toBe(422);
   });
 
   test.each([

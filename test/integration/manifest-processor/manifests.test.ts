@@ -1,4 +1,5 @@
-import { IMAGE, jobManifest, startHarness, type Harness } from './harness.js';
+import { IMAGE, jobManifest } from '../../support/cluster-fixtures.js';
+import { startHarness, type Harness } from './harness.js';
 
 const deployment = (name: string, replicas = 1, image = IMAGE) => ({
   apiVersion: 'apps/v1',

@@ -1,7 +1,7 @@
 import { jsonOf } from '../../support/json.js';
 import { startHarness, type Harness } from './harness.js';
 
-/** Seed 000, manifest-processor operations implemented by part 1 (part 2 adds templates, queue, webhooks, cost). */
+/** The manifest-processor operations of part 1 (docs/manifest-processor.md; part 2 adds templates, queue, webhooks, cost). */
 const PART1_OPERATION_IDS = [
   'root__get',
   'health_check_api_v1_health_get',

@@ -12,15 +12,12 @@ import {
   QUEUE_JOB_LABEL,
   QueueStore,
   QueueWorker,
-  registerQueueRoutes,
+  QUEUE_PREFIX,
+  queueRoutes,
   type JobDispatcher,
   type QueueWorkerOptions,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { signedCall } from '../../support/signed-call.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import type { Service } from '../../../cluster/shared/service.js';
 import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
@@ -28,25 +25,16 @@ import {
   type KubeApiSimulator,
   type KubeObject,
 } from '../../../local/kube-api-simulator/index.js';
+import {
+  jobManifest as clusterJobManifest,
+  POLICY_ENV,
+  type JobManifestOptions,
+} from '../../support/cluster-fixtures.js';
+import { startPluginService } from '../../support/plugin-service.js';
+import { signedCaller, type SignedCall, type SignedReply } from '../../support/signed-call.js';
+import { waitFor } from '../../support/wait-for.js';
 
-export const KEY = 'queue-test-signing-key-0123456789abcdef';
-export const IMAGE = 'public.ecr.aws/docker/library/busybox:1.36';
 export const REGION = 'us-east-1';
-
-export const POLICY_ENV = {
-  ALLOWED_NAMESPACES: 'svc-jobs,default',
-  TRUSTED_REGISTRIES: 'public.ecr.aws',
-  TRUSTED_DOCKERHUB_ORGS: 'library',
-  MAX_CPU_PER_MANIFEST: '16',
-  MAX_MEMORY_PER_MANIFEST: '64Gi',
-  MAX_GPU_PER_MANIFEST: '4',
-};
-
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only JSON bodies
-}
 
 export interface HarnessOptions {
   leaseMs?: number;
@@ -68,8 +56,8 @@ export interface QueueHarness {
   ec2: AwsClientStub<EC2Client>;
   /** Milliseconds added to the wall clock for every worker built here. */
   clock: { offsetMs: number; now(): number };
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
-  submit(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Reply>;
+  call: SignedCall;
+  submit(body: Record<string, unknown>, headers?: Record<string, string>): Promise<SignedReply>;
   /** Another worker of the same region on the same table, cluster and clock. */
   makeWorker(id: string, overrides?: Partial<QueueWorkerOptions>): QueueWorker;
   realDispatcher(): KubeJobDispatcher;
@@ -77,40 +65,18 @@ export interface QueueHarness {
   setSpotPrices(instanceType: string, byZone: Record<string, number> | undefined): void;
   /** Kubernetes Jobs the queue created (labelled with the queue job id). */
   queueJobs(jobId?: string): KubeObject[];
-  waitFor<T>(
-    probe: () => Promise<T | undefined | false> | T | undefined | false,
-    timeoutMs?: number,
-  ): Promise<T>;
+  waitFor: typeof waitFor;
   close(): Promise<void>;
 }
 
-/** A batch/v1 Job manifest from a trusted registry; `command` decides the simulated outcome. */
-export function jobManifest(name: string, overrides: { command?: string[]; namespace?: string } = {}) {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name,
-      ...(overrides.namespace ? { namespace: overrides.namespace } : {}),
-      labels: { app: 'demo' },
-    },
-    spec: {
-      backoffLimit: 0,
-      template: {
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'main',
-              image: IMAGE,
-              command: overrides.command ?? ['sh', '-c', 'echo hello from the queue'],
-              resources: { requests: { cpu: '100m', memory: '64Mi' } },
-            },
-          ],
-        },
-      },
-    },
-  };
+/** The shared Job manifest with the queue tests' small requests, so many fit the simulated nodes at once. */
+export function jobManifest(name: string, overrides: JobManifestOptions = {}) {
+  return clusterJobManifest(name, {
+    cpu: '100m',
+    memory: '64Mi',
+    command: ['sh', '-c', 'echo hello from the queue'],
+    ...overrides,
+  });
 }
 
 export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
@@ -167,18 +133,19 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   };
   const worker = makeWorker('worker-main');
 
-  const service = await createService({
-    name: 'manifest-processor',
-    version: '2.0.0',
+  const { service, base } = await startPluginService({
     description: 'queue routes under test',
-    envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-    logger: silentLogger(),
-    routes: (app) => registerQueueRoutes(app, { store, policy, worker, now: () => clock.now() }),
+    routes: async (app) => {
+      await app.register(queueRoutes, {
+        prefix: QUEUE_PREFIX,
+        store,
+        policy,
+        worker,
+        now: () => clock.now(),
+      });
+    },
   });
-  const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    signedCall(base, KEY, method, path, body, headers);
+  const call = signedCaller(base);
 
   return {
     dynamo,
@@ -203,15 +170,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
         return label !== undefined && (jobId === undefined || label === jobId);
       });
     },
-    async waitFor(probe, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await probe();
-        if (value !== undefined && value !== false) return value;
-        if (Date.now() > deadline) throw new Error('condition not met in time');
-        await new Promise((r) => setTimeout(r, 15));
-      }
-    },
+    waitFor,
     async close() {
       for (const w of workers) await w.stop();
       await service.app.close();

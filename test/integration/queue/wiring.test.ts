@@ -3,20 +3,23 @@ import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-pr
 import {
   createQueue,
   loadQueueConfig,
-  registerQueueRoutes,
+  QUEUE_PREFIX,
+  queueRoutes,
   type Queue,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
+import type { Service } from '../../../cluster/shared/service.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
 } from '../../../local/kube-api-simulator/index.js';
-import { jobManifest, KEY, POLICY_ENV, REGION } from './harness.js';
+import { POLICY_ENV } from '../../support/cluster-fixtures.js';
+import { startPluginService } from '../../support/plugin-service.js';
+import { signedCaller } from '../../support/signed-call.js';
+import { waitFor } from '../../support/wait-for.js';
+import { jobManifest, REGION } from './harness.js';
 
 describe('central job queue: wiring into a service', () => {
   let dynamo: LocalDynamo;
@@ -43,45 +46,23 @@ describe('central job queue: wiring into a service', () => {
       kubeConfig: kubeConfigFor(sim.url),
       policy,
       spotPrices: { currentPrice: async () => undefined },
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
-    service = await createService({
-      name: 'manifest-processor',
-      version: '2.0.0',
+    const started = await startPluginService({
       description: 'wiring test',
-      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
       readiness: queue.readiness,
       onClose: () => queue.close(),
-      routes: (app) => registerQueueRoutes(app, queue.routeDeps),
+      routes: async (app) => {
+        await app.register(queueRoutes, { ...queue.routeDeps, prefix: QUEUE_PREFIX });
+      },
     });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    service = started.service;
+    base = started.base;
     queue.start();
     return queue;
   }
 
-  async function call(method: string, path: string, body?: unknown) {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...signEnvelope({ key: KEY, method, target: path, ...(payload ? { body: payload } : {}) }),
-        ...(payload ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(payload ? { body: payload } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
-
-  async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-    for (let i = 0; i < 500; i++) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('condition not met in time');
-  }
-
+  const call = (method: string, path: string, body?: unknown) => signedCaller(base)(method, path, body);
   test('CENTRAL_QUEUE_WORKER_ENABLED runs the worker: jobs finish without polls; /readyz includes it', async () => {
     const queue = await start({ CENTRAL_QUEUE_WORKER_ENABLED: 'true' });
     expect(queue.worker.running).toBe(true);
@@ -91,7 +72,7 @@ describe('central job queue: wiring into a service', () => {
     });
     expect(submitted.status).toBe(200);
     const id = submitted.body.job_id as string;
-    await until(async () =>
+    await waitFor(async () =>
       (await call('GET', `/api/v1/queue/jobs/${id}`)).body.status === 'succeeded' ? true : undefined,
     );
     const ready = await fetch(`${base}/readyz`);
@@ -109,7 +90,7 @@ describe('central job queue: wiring into a service', () => {
       JOB_QUEUE_TABLE: 'missing-table',
       QUEUE_MAX_CONSECUTIVE_FAILURES: '2',
     });
-    await until(async () => (queue.worker.running ? undefined : true));
+    await waitFor(async () => (queue.worker.running ? undefined : true));
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ queue_worker: 'not_ready' });

@@ -9,11 +9,11 @@ import {
   gate,
   hookedDispatcher,
   jobManifest,
-  POLICY_ENV,
   REGION,
   startQueueHarness,
   type QueueHarness,
 } from './harness.js';
+import { POLICY_ENV } from '../../support/cluster-fixtures.js';
 
 /** A manifest whose pod runs for `runningMs` on the simulator (so `running` can be observed). */
 function slowJob(name: string, runningMs: number, command?: string[]) {

@@ -1,25 +1,27 @@
 import { ManifestApplier } from '../../../cluster/manifest-processor/src/apply.js';
-import { JobsService } from '../../../cluster/manifest-processor/src/jobs.js';
+import { JOBS_PREFIX, jobRoutes } from '../../../cluster/manifest-processor/src/jobs/routes.js';
+import { JobsService } from '../../../cluster/manifest-processor/src/jobs/service.js';
+import {
+  MANIFESTS_PREFIX,
+  manifestRoutes,
+} from '../../../cluster/manifest-processor/src/manifests/routes.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
 import { ResourceService } from '../../../cluster/manifest-processor/src/resources.js';
-import { jobRoutes } from '../../../cluster/manifest-processor/src/routes/jobs.js';
-import { manifestRoutes } from '../../../cluster/manifest-processor/src/routes/manifests.js';
 import {
-  registerTemplateRoutes,
+  templateRoutes,
+  TEMPLATES_PREFIX,
   TemplateStore,
 } from '../../../cluster/manifest-processor/src/templates/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import type { Service } from '../../../cluster/shared/service.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,
   type KubeApiSimulator,
 } from '../../../local/kube-api-simulator/index.js';
-import { IMAGE, POLICY_ENV } from '../manifest-processor/harness.js';
-import { KEY, signedCaller, type Call } from '../webhooks/harness.js';
+import { IMAGE, POLICY_ENV } from '../../support/cluster-fixtures.js';
+import { startPluginService } from '../../support/plugin-service.js';
+import { signedCaller, type SignedCall } from '../../support/signed-call.js';
 
 /** A template with placeholders in every position the rules cover. */
 function trainingTemplate(name = 'training') {
@@ -58,7 +60,7 @@ describe('job templates', () => {
   let dynamo: LocalDynamo;
   let sim: KubeApiSimulator;
   let service: Service;
-  let call: Call;
+  let call: SignedCall;
 
   beforeAll(async () => {
     dynamo = await startLocalDynamo();
@@ -66,14 +68,10 @@ describe('job templates', () => {
     const kubeConfig = kubeConfigFor(sim.url);
     const policy = new ValidationPolicy(loadPolicyConfig(POLICY_ENV));
     const templates = new TemplateStore(dynamo.client(), dynamo.env.JOB_TEMPLATES_TABLE ?? '');
-    service = await createService({
-      name: 'manifest-processor',
-      version: '2.0.0',
+    const started = await startPluginService({
       description: 'templates test instance',
-      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
       // Mounted next to the existing jobs/manifests routes, as the app will mount them.
-      routes: (app) => {
+      routes: async (app) => {
         const ctx = {
           config: { clusterName: 'sim', region: 'us-east-1', defaultJobNamespace: 'svc-jobs' },
           kubeConfig,
@@ -82,12 +80,19 @@ describe('job templates', () => {
           jobs: new JobsService(kubeConfig),
           resources: new ResourceService(kubeConfig),
         };
-        manifestRoutes(app, ctx);
-        jobRoutes(app, ctx);
-        registerTemplateRoutes(app, { templates, applier: ctx.applier, jobs: ctx.jobs, policy });
+        await app.register(manifestRoutes, { ...ctx, prefix: MANIFESTS_PREFIX });
+        await app.register(jobRoutes, { ...ctx, prefix: JOBS_PREFIX });
+        await app.register(templateRoutes, {
+          prefix: TEMPLATES_PREFIX,
+          templates,
+          applier: ctx.applier,
+          jobs: ctx.jobs,
+          policy,
+        });
       },
     });
-    call = signedCaller(await service.app.listen({ host: '127.0.0.1', port: 0 }));
+    service = started.service;
+    call = signedCaller(started.base);
   });
   afterAll(async () => {
     await service?.app.close();

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { verifySignature, type Lookup } from '../../../cluster/manifest-processor/src/webhooks/index.js';
-import { sleep, startWebhookHarness, waitFor, type Received, type WebhookHarness } from './harness.js';
+import { sleep, waitFor } from '../../support/wait-for.js';
+import { startWebhookHarness, type Received, type WebhookHarness } from './harness.js';
 
 const SECRET = 'delivery-secret-0123456789abcdef';
 

@@ -12,16 +12,14 @@ import {
   DeliveryStore,
   DeliveryWorker,
   JobEventWatcher,
-  registerWebhookRoutes,
+  webhookRoutes,
+  WEBHOOKS_PREFIX,
   WebhookStore,
   type Lookup,
   type WebhookConfig,
 } from '../../../cluster/manifest-processor/src/webhooks/index.js';
-import { silentLogger } from '../../../cluster/shared/logger.js';
-import { createService, type Service } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { signedCall } from '../../support/signed-call.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
+import type { Service } from '../../../cluster/shared/service.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
   kubeConfigFor,
@@ -29,26 +27,14 @@ import {
   type KubeApiSimulator,
 } from '../../../local/kube-api-simulator/index.js';
 import { createLocalCa, type LocalCa } from '../../../local/tls.js';
-import { jobManifest, POLICY_ENV } from '../manifest-processor/harness.js';
-
-export const KEY = 'webhooks-test-signing-key-0123456789';
-
-export interface Reply {
-  status: number;
-  text: string;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only JSON bodies
-}
-
-export type Call = (method: string, path: string, body?: unknown) => Promise<Reply>;
-
-export function signedCaller(base: string, key = KEY): Call {
-  return (method, path, body) => signedCall(base, key, method, path, body);
-}
+import { jobManifest, POLICY_ENV } from '../../support/cluster-fixtures.js';
+import { startPluginService } from '../../support/plugin-service.js';
+import { signedCaller, type SignedCall } from '../../support/signed-call.js';
 
 export interface Instance {
   service: Service;
   base: string;
-  call: Call;
+  call: SignedCall;
   watcher: JobEventWatcher;
   worker: DeliveryWorker;
 }
@@ -72,7 +58,7 @@ export interface WebhookHarness {
   sim: KubeApiSimulator;
   ca: LocalCa;
   instances: Instance[];
-  call: Call;
+  call: SignedCall;
   deliveries: DeliveryStore;
   config: WebhookConfig;
   /** Starts every instance's watcher and worker. */
@@ -90,21 +76,6 @@ export interface HarnessOptions {
   config?: Partial<WebhookConfig>;
   lookup?: Lookup;
 }
-
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<WebhookHarness> {
   const dynamo = await startLocalDynamo();
@@ -142,7 +113,7 @@ export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<We
       deliveries,
       config,
       source: { region: 'us-east-1', cluster: 'sim' },
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
     const worker = new DeliveryWorker({
       webhooks,
@@ -150,28 +121,25 @@ export async function startWebhookHarness(opts: HarnessOptions = {}): Promise<We
       config: { ...config, workerId: `replica-${i}` },
       ca: ca.cert,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
-      logger: silentLogger(),
+      logger: silentServiceLogger(),
     });
-    const service = await createService({
-      name: 'manifest-processor',
-      version: '2.0.0',
+    const { service, base } = await startPluginService({
       description: 'webhook test instance',
-      envelope: new EnvelopeVerifier({ keys: staticKeySource({ current: KEY }) }),
-      logger: silentLogger(),
-      routes: (app) =>
-        registerWebhookRoutes(app, {
+      routes: async (app) => {
+        await app.register(webhookRoutes, {
+          prefix: WEBHOOKS_PREFIX,
           webhooks,
           allowPrivateTargets: config.allowPrivateTargets,
           allowedNamespaces: policy.config.allowedNamespaces,
           ...(opts.lookup ? { lookup: opts.lookup } : {}),
-        }),
+        });
+      },
       readiness: { watcher: () => watcher.running, worker: () => worker.running },
       onClose: async () => {
         await watcher.stop();
         await worker.stop();
       },
     });
-    const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
     instances.push({ service, base, call: signedCaller(base), watcher, worker });
   }
   const receivers: Receiver[] = [];

@@ -5,7 +5,7 @@ import {
   type ClusterSnapshot,
   type NodeSnapshot,
 } from '../../../cluster/health-monitor/src/snapshot.js';
-import { EnvConfigError } from '../../../cluster/shared/env.js';
+import { ConfigError } from '../../../lambda/shared/env.js';
 
 const GiB = 2 ** 30;
 
@@ -142,7 +142,7 @@ describe('health-monitor configuration', () => {
         HEALTH_PENDING_PODS_THRESHOLD: '1.5',
         STATUS_REFRESH_INTERVAL_SECONDS: 'x',
       }),
-    ).toThrow(EnvConfigError);
+    ).toThrow(ConfigError);
     try {
       loadHealthMonitorConfig({ HEALTH_CPU_THRESHOLD_PERCENT: '120', HEALTH_PENDING_PODS_THRESHOLD: '1.5' });
     } catch (error) {

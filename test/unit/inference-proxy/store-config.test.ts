@@ -4,7 +4,7 @@ import {
 } from '../../../cluster/inference-proxy/src/config.js';
 import { EndpointCache, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { classify } from '../../../cluster/inference-proxy/src/upstream.js';
-import { EnvConfigError } from '../../../cluster/shared/env.js';
+import { ConfigError } from '../../../lambda/shared/env.js';
 
 function countingSource(values: Record<string, unknown>) {
   const calls: string[] = [];
@@ -94,7 +94,6 @@ describe('loadInferenceProxySettings', () => {
       caFile: '/etc/ca.pem',
       tablesRegion: 'us-east-1',
       dynamodbEndpoint: undefined,
-      envelopeFreshnessSeconds: 30,
     });
   });
 
@@ -129,7 +128,7 @@ describe('loadInferenceProxySettings', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(EnvConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toContain('REGION');
     expect(message).toContain('INFERENCE_ENDPOINTS_TABLE');

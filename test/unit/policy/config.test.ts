@@ -1,4 +1,4 @@
-import { EnvConfigError } from '../../../cluster/shared/env.js';
+import { ConfigError } from '../../../lambda/shared/env.js';
 import {
   DEFAULT_POLICY_CONFIG,
   loadPolicyConfig,
@@ -10,7 +10,7 @@ function configError(env: NodeJS.ProcessEnv): string {
   try {
     loadPolicyConfig(env);
   } catch (err) {
-    expect(err).toBeInstanceOf(EnvConfigError);
+    expect(err).toBeInstanceOf(ConfigError);
     return (err as Error).message;
   }
   throw new Error('expected loadPolicyConfig to throw');

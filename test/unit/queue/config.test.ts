@@ -1,5 +1,5 @@
 import { loadQueueConfig, QUEUE_DEFAULTS } from '../../../cluster/manifest-processor/src/queue/config.js';
-import { EnvConfigError } from '../../../cluster/shared/env.js';
+import { ConfigError } from '../../../lambda/shared/env.js';
 
 describe('loadQueueConfig', () => {
   const base = { JOB_QUEUE_TABLE: 'gco-job-queue', QUEUE_REGION: 'us-east-1', HOSTNAME: 'mp-0' };
@@ -54,7 +54,7 @@ describe('loadQueueConfig', () => {
   });
 
   test('errors name the variables', () => {
-    expect(() => loadQueueConfig({})).toThrow(EnvConfigError);
+    expect(() => loadQueueConfig({})).toThrow(ConfigError);
     expect(() => loadQueueConfig({})).toThrow(/JOB_QUEUE_TABLE[\s\S]*QUEUE_REGION/);
     expect(() => loadQueueConfig({ ...base, QUEUE_LEASE_MS: '10' })).toThrow(/QUEUE_LEASE_MS/);
     expect(() => loadQueueConfig({ ...base, QUEUE_MAX_ATTEMPTS: '1.5' })).toThrow(/QUEUE_MAX_ATTEMPTS/);

@@ -12,43 +12,31 @@ import {
   jobView,
   type QueuedJob,
 } from '../../../cluster/manifest-processor/src/queue/record.js';
-import { checkRequest } from '../../../cluster/manifest-processor/src/queue/submission.js';
+import { checkRequest, enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';
 import { RequestValidationError } from '../../../cluster/shared/errors.js';
 
 function job(overrides: Partial<QueuedJob> = {}): QueuedJob {
-  return {
-    job_id: '0f8e3c2a-1b2c-4d5e-8f90-123456789abc',
-    target_region: 'us-east-1',
-    namespace: 'svc-jobs',
-    priority: 0,
-    labels: null,
-    manifest: {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'train' },
-      spec: { template: { spec: {} } },
+  const submitted = enqueuedJob(
+    {
+      job_id: '0f8e3c2a-1b2c-4d5e-8f90-123456789abc',
+      target_region: 'us-east-1',
+      namespace: 'svc-jobs',
+      priority: 0,
+      labels: null,
+      manifest: {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'train' },
+        spec: { template: { spec: {} } },
+      },
+      max_spot_price: null,
+      spot_instance_type: null,
+      idempotency_key: null,
+      request_hash: 'h',
     },
-    max_spot_price: null,
-    spot_instance_type: null,
-    status: 'queued',
-    created_at: '2025-01-02T03:04:05.678Z',
-    updated_at: '2025-01-02T03:04:05.678Z',
-    attempts: 0,
-    claimed_by: null,
-    lease_expires_at: null,
-    waiting_reason: null,
-    next_check_at: null,
-    last_spot_price: null,
-    k8s: null,
-    dispatched_at: null,
-    started_at: null,
-    finished_at: null,
-    cancel_reason: null,
-    error: null,
-    idempotency_key: null,
-    request_hash: 'h',
-    ...overrides,
-  };
+    '2025-01-02T03:04:05.678Z',
+  );
+  return { ...submitted, ...overrides };
 }
 
 describe('canonical request hash', () => {

@@ -140,7 +140,7 @@ describe('retry policy and configuration', () => {
       true,
     );
     expect(() => loadWebhookConfig({})).toThrow(
-      /WEBHOOKS_TABLE: not set[\s\S]*WEBHOOK_DELIVERIES_TABLE: not set/,
+      /WEBHOOKS_TABLE: required[\s\S]*WEBHOOK_DELIVERIES_TABLE: required/,
     );
     expect(() => loadWebhookConfig({ ...tables, WEBHOOK_MAX_ATTEMPTS: '0' })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
     expect(() => loadWebhookConfig({ ...tables, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' })).toThrow(

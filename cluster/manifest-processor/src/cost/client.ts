@@ -1,12 +1,12 @@
 /**
- * HTTPS client of cost-monitor (seed 000, "Downstream hops"): manifest-processor reaches it at
+ * HTTPS client of cost-monitor (docs/cost.md): manifest-processor reaches it at
  * COST_MONITOR_URL (port 8443) and verifies its certificate against the cluster internal CA — only that
  * CA, never the public roots. Failures are typed so the routes can answer 502 (unreachable, TLS failure,
  * malformed answer) or 504 (no answer within the deadline).
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
-import { EnvReader } from '../../../shared/env.js';
+import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
 
 export interface CostMonitorClientOptions {
   /** Base URL, e.g. https://cost-monitor.gco-system.svc.cluster.local:8443 (https only). */
@@ -40,6 +40,40 @@ export class CostMonitorError extends Error {
 export const DEFAULT_TIMEOUT_MS = 25_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/** How manifest-processor reaches cost-monitor: its environment contract, read and written here. */
+export interface CostMonitorClientSettings {
+  baseUrl: string;
+  /** PEM bundle of the cluster internal CA (a mounted file). */
+  caFile: string;
+  timeoutMs: number;
+  servername?: string;
+}
+
+const VARIABLES = {
+  baseUrl: 'COST_MONITOR_URL',
+  caFile: 'COST_MONITOR_CA_FILE',
+  timeoutMs: 'COST_MONITOR_TIMEOUT_MS',
+  servername: 'COST_MONITOR_SERVERNAME',
+} as const satisfies Record<keyof CostMonitorClientSettings, string>;
+
+export function loadCostMonitorClientSettings(env: EnvSource = process.env): CostMonitorClientSettings {
+  return readContract(env, (read) => {
+    const servername = read.optional(VARIABLES.servername);
+    return {
+      baseUrl: read.string(VARIABLES.baseUrl, 'https://cost-monitor:8443'),
+      caFile: read.required(VARIABLES.caFile, 'PEM bundle of the cluster internal CA') ?? '',
+      timeoutMs: read.integer(VARIABLES.timeoutMs, DEFAULT_TIMEOUT_MS, { min: 100, max: 120_000 }),
+      ...(servername ? { servername } : {}),
+    };
+  });
+}
+
+export function costMonitorClientEnvironment(
+  settings: Partial<CostMonitorClientSettings>,
+): Record<string, string> {
+  return variablesOf(VARIABLES, settings);
+}
+
 export class CostMonitorClient {
   private readonly base: URL;
   private readonly agent: Agent;
@@ -58,25 +92,9 @@ export class CostMonitorClient {
     this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: opts.ca, rejectUnauthorized: true });
   }
 
-  /** COST_MONITOR_URL, COST_MONITOR_CA_FILE (PEM), optional COST_MONITOR_TIMEOUT_MS and COST_MONITOR_SERVERNAME. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): CostMonitorClient {
-    const read = new EnvReader(env);
-    const baseUrl = read.string('COST_MONITOR_URL', 'https://cost-monitor:8443');
-    const caFile = read.optionalString('COST_MONITOR_CA_FILE');
-    const timeoutMs = read.number('COST_MONITOR_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, {
-      min: 100,
-      max: 120_000,
-      integer: true,
-    });
-    const servername = read.optionalString('COST_MONITOR_SERVERNAME');
-    read.done();
-    if (!caFile) throw new Error('COST_MONITOR_CA_FILE: required (PEM bundle of the cluster internal CA)');
-    return new CostMonitorClient({
-      baseUrl,
-      ca: readFileSync(caFile),
-      timeoutMs,
-      ...(servername ? { servername } : {}),
-    });
+  /** The client the environment contract describes; the CA bundle is read from its file. */
+  static fromSettings({ caFile, ...settings }: CostMonitorClientSettings): CostMonitorClient {
+    return new CostMonitorClient({ ...settings, ca: readFileSync(caFile) });
   }
 
   listReports(query: { adhoc: boolean; limit: number }, requestId?: string): Promise<CostMonitorReply> {

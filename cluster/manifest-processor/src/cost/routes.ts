@@ -1,41 +1,18 @@
 /**
- * The /api/v1/cost operations of manifest-processor (seed 000): the authenticated front of cost-monitor.
+ * The /api/v1/cost operations of manifest-processor (docs/cost.md): the authenticated front of cost-monitor.
  * The HMAC envelope is verified here like on every manifest-processor route; the calls then go to
- * cost-monitor over verified TLS. Answers: cost-monitor's body with 200 (the seed's error table gives 201
- * only to cost-monitor's own POST), its 422s as they are, 502 when it is unreachable, fails TLS
+ * cost-monitor over verified TLS. Answers: cost-monitor's body with 200 (201 belongs only to
+ * cost-monitor's own POST), its 422s as they are, 502 when it is unreachable, fails TLS
  * verification, answers malformed or with an error, 504 when it does not answer in time.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
-import { Type } from 'typebox';
+import { ListReportsQuery, reportRequest } from '../../../cost-monitor/src/schemas.js';
 import { HttpError } from '../../../shared/errors.js';
-import type { ServiceApp } from '../../../shared/service.js';
 import { CostMonitorError, type CostMonitorClient, type CostMonitorReply } from './client.js';
 
-export const ListCostReportsQuery = Type.Object({
-  adhoc: Type.Boolean({ default: false, description: 'List ad-hoc reports instead of scheduled ones' }),
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: 1000,
-    default: 50,
-    description: 'Most recent reports to return',
-  }),
-});
-
-export const CostReportRequest = Type.Object(
-  {
-    include_rows: Type.Boolean({
-      default: false,
-      description: 'Include normalized allocation rows in the response',
-    }),
-    window_hours: Type.Integer({
-      minimum: 1,
-      maximum: 168,
-      default: 24,
-      description: 'Trailing window in hours',
-    }),
-  },
-  { title: 'CostReportRequest' },
-);
+/** cost-monitor validates the same bodies; this front publishes the request under its own title. */
+export const CostReportRequest = reportRequest('CostReportRequest');
 
 export interface CostRoutesDeps {
   client: CostMonitorClient;
@@ -67,24 +44,26 @@ async function forward(log: FastifyBaseLogger, call: () => Promise<CostMonitorRe
   throw new HttpError(502, detail ? `cost-monitor: ${detail}` : `cost-monitor answered HTTP ${reply.status}`);
 }
 
-export function registerCostRoutes(app: ServiceApp, deps: CostRoutesDeps): void {
+export const COST_PREFIX = '/api/v1/cost';
+
+export const costRoutes: FastifyPluginAsyncTypebox<CostRoutesDeps> = async (app, deps) => {
   const { client } = deps;
   app.addHook('onClose', async () => client.close());
 
   app.get(
-    '/api/v1/cost/reports',
+    '/reports',
     {
       schema: {
         operationId: 'list_cost_reports_api_v1_cost_reports_get',
         summary: 'Most recent cost report objects of this region (scheduled, or ad-hoc with adhoc=true)',
-        querystring: ListCostReportsQuery,
+        querystring: ListReportsQuery,
       },
     },
     async (request) => forward(request.log, () => client.listReports(request.query, request.id)),
   );
 
   app.post(
-    '/api/v1/cost/reports',
+    '/reports',
     {
       schema: {
         operationId: 'generate_cost_report_api_v1_cost_reports_post',
@@ -96,7 +75,7 @@ export function registerCostRoutes(app: ServiceApp, deps: CostRoutesDeps): void 
   );
 
   app.get(
-    '/api/v1/cost/status',
+    '/status',
     {
       schema: {
         operationId: 'get_cost_status_api_v1_cost_status_get',
@@ -105,4 +84,4 @@ export function registerCostRoutes(app: ServiceApp, deps: CostRoutesDeps): void 
     },
     async (request) => forward(request.log, () => client.status(request.id)),
   );
-}
+};

@@ -1,8 +1,10 @@
 /**
- * Policy configuration from environment variables. The manifest processor and the queue processor both
- * call loadPolicyConfig, so the front door and the queue worker enforce the same policy.
+ * Policy configuration: its environment contract, read and written here. The front door and the queue
+ * worker share one ValidationPolicy built from it, so both enforce the same rules.
  */
-import { EnvConfigError, EnvReader } from '../../../shared/env.js';
+import type { EnvReader } from '../../../../lambda/shared/env.js';
+import { CLUSTER_SERVICES } from '../../../../lib/routing.js';
+import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
 import { tryParseQuantity } from '../../../shared/quantity.js';
 import type { Parsed } from './json.js';
 import { DEFAULT_ALLOWED_KINDS, parseKindEntry } from './kinds.js';
@@ -56,8 +58,9 @@ export const DEFAULT_POLICY_CONFIG: Readonly<PolicyConfig> = Object.freeze({
   trustedRegistries: ['public.ecr.aws/docker/library', 'registry.k8s.io', 'nvcr.io/nvidia'],
   trustedDockerHubOrgs: ['library', 'nvidia'],
   projectRegistries: [],
-  // The platform's own identities; `default` is not reserved because a pod without a service account uses it.
-  reservedServiceAccounts: ['manifest-processor', 'health-monitor', 'inference-proxy', 'cost-monitor'],
+  // The platform's own identities (each service's account bears its name); `default` is not reserved
+  // because a pod without a service account uses it.
+  reservedServiceAccounts: [...CLUSTER_SERVICES],
   requireRunAsNonRoot: false,
   allowedCapabilities: [],
 });
@@ -69,60 +72,43 @@ const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
 const CAPABILITY = /^[A-Z][A-Z0-9_]*$/;
 
-class PolicyEnv {
-  readonly problems: string[] = [];
-  readonly read: EnvReader;
+/** Readers of the policy's two value shapes the EnvReader has no method for: validated lists and quantities. */
+function policyReaders(read: EnvReader) {
+  return {
+    /** A comma list whose entries are each validated (and normalised) by `parse`. */
+    list(
+      name: string,
+      fallback: readonly string[],
+      parse: (entry: string) => Parsed<string>,
+      opts: { allowEmpty: boolean },
+    ): string[] {
+      if (read.optional(name)?.toLowerCase() === EMPTY_LIST) {
+        if (opts.allowEmpty) return [];
+        read.problem(`${name}: must name at least one entry`);
+        return [...fallback];
+      }
+      const values: string[] = [];
+      for (const entry of read.list(name, fallback)) {
+        const parsed = parse(entry);
+        if (parsed.ok) values.push(parsed.value);
+        else read.problem(`${name}: ${parsed.error}`);
+      }
+      return [...new Set(values)];
+    },
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {
-    this.read = new EnvReader(env);
-  }
-
-  /** A comma list whose entries are each validated (and normalised) by `parse`. */
-  list(
-    name: string,
-    fallback: readonly string[],
-    parse: (entry: string) => Parsed<string>,
-    opts: { allowEmpty: boolean },
-  ): string[] {
-    const raw = this.env[name]?.trim();
-    if (raw?.toLowerCase() === EMPTY_LIST) {
-      if (opts.allowEmpty) return [];
-      this.problems.push(`${name}: must name at least one entry`);
-      return [...fallback];
-    }
-    const values: string[] = [];
-    for (const entry of this.read.list(name, fallback)) {
-      const parsed = parse(entry);
-      if (parsed.ok) values.push(parsed.value);
-      else this.problems.push(`${name}: ${parsed.error}`);
-    }
-    return [...new Set(values)];
-  }
-
-  quantity(name: string, fallback: number, opts: { integer?: boolean } = {}): number {
-    const raw = this.read.optionalString(name);
-    if (raw === undefined) return fallback;
-    const value = tryParseQuantity(raw.trim());
-    if (value === undefined || value <= 0 || (opts.integer && !Number.isInteger(value))) {
-      const expected = opts.integer ? 'a positive whole quantity' : 'a positive Kubernetes quantity';
-      this.problems.push(`${name}: expected ${expected} (e.g. 64, 500m, 256Gi), got ${JSON.stringify(raw)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  /** Throws one EnvConfigError naming every problem, EnvReader's and ours. */
-  done(): void {
-    try {
-      this.read.done();
-    } catch (err) {
-      if (!(err instanceof EnvConfigError)) throw err;
-      // EnvReader keeps its list private; recover it from the message so a single error lists everything.
-      const lines = err.message.split('\n').slice(1);
-      this.problems.unshift(...lines.map((line) => line.replace(/^\s*-\s/, '')));
-    }
-    if (this.problems.length > 0) throw new EnvConfigError(this.problems);
-  }
+    quantity(name: string, fallback: number): number {
+      const raw = read.optional(name);
+      if (raw === undefined) return fallback;
+      const value = tryParseQuantity(raw);
+      if (value === undefined || value <= 0) {
+        read.problem(
+          `${name}: expected a positive Kubernetes quantity (e.g. 64, 500m, 256Gi), got ${JSON.stringify(raw)}`,
+        );
+        return fallback;
+      }
+      return value;
+    },
+  };
 }
 
 const check =
@@ -137,57 +123,71 @@ const check =
 const asText = <T>(parsed: Parsed<T>, text: (value: T) => string): Parsed<string> =>
   parsed.ok ? { ok: true, value: text(parsed.value) } : parsed;
 
-export function loadPolicyConfig(env: NodeJS.ProcessEnv = process.env): PolicyConfig {
-  const e = new PolicyEnv(env);
-  const d = DEFAULT_POLICY_CONFIG;
-  const registry = (entry: string) => asText(parseRegistryEntry(entry), (r) => r.text);
-  const config: PolicyConfig = {
-    allowedNamespaces: e.list(
-      POLICY_ENV.allowedNamespaces,
-      d.allowedNamespaces,
-      check((v) => DNS_LABEL.test(v), 'a namespace name (DNS label)'),
-      { allowEmpty: false },
-    ),
-    allowedKinds: e.list(
-      POLICY_ENV.allowedKinds,
-      d.allowedKinds,
-      (entry) => asText(parseKindEntry(entry), (k) => (k.apiVersion ? `${k.apiVersion}/${k.kind}` : k.kind)),
-      { allowEmpty: false },
-    ),
-    maxDepth: e.read.number(POLICY_ENV.maxDepth, d.maxDepth, { min: 2, max: 1000, integer: true }),
-    maxCpuCores: e.quantity(POLICY_ENV.maxCpuCores, d.maxCpuCores),
-    maxMemoryBytes: e.quantity(POLICY_ENV.maxMemoryBytes, d.maxMemoryBytes),
-    maxGpus: e.read.number(POLICY_ENV.maxGpus, d.maxGpus, { min: 0, max: 100000, integer: true }),
-    trustedRegistries: e.list(POLICY_ENV.trustedRegistries, d.trustedRegistries, registry, {
-      allowEmpty: true,
-    }),
-    trustedDockerHubOrgs: e.list(
-      POLICY_ENV.trustedDockerHubOrgs,
-      d.trustedDockerHubOrgs,
-      (entry) => parseDockerHubOrg(entry),
-      { allowEmpty: true },
-    ),
-    projectRegistries: e.list(POLICY_ENV.projectRegistries, d.projectRegistries, registry, {
-      allowEmpty: true,
-    }),
-    reservedServiceAccounts: e.list(
-      POLICY_ENV.reservedServiceAccounts,
-      d.reservedServiceAccounts,
-      check((v) => DNS_SUBDOMAIN.test(v), 'a service account name'),
-      { allowEmpty: true },
-    ),
-    requireRunAsNonRoot: e.read.boolean(POLICY_ENV.requireRunAsNonRoot, d.requireRunAsNonRoot),
-    allowedCapabilities: e.list(
-      POLICY_ENV.allowedCapabilities,
-      d.allowedCapabilities,
-      check(
-        (v) => CAPABILITY.test(v),
-        'a Linux capability name (e.g. NET_BIND_SERVICE)',
-        normaliseCapability,
+export function loadPolicyConfig(env: EnvSource = process.env): PolicyConfig {
+  return readContract(env, (read) => {
+    const e = policyReaders(read);
+    const d = DEFAULT_POLICY_CONFIG;
+    const registry = (entry: string) => asText(parseRegistryEntry(entry), (r) => r.text);
+    return {
+      allowedNamespaces: e.list(
+        POLICY_ENV.allowedNamespaces,
+        d.allowedNamespaces,
+        check((v) => DNS_LABEL.test(v), 'a namespace name (DNS label)'),
+        { allowEmpty: false },
       ),
-      { allowEmpty: true },
+      allowedKinds: e.list(
+        POLICY_ENV.allowedKinds,
+        d.allowedKinds,
+        (entry) =>
+          asText(parseKindEntry(entry), (k) => (k.apiVersion ? `${k.apiVersion}/${k.kind}` : k.kind)),
+        { allowEmpty: false },
+      ),
+      maxDepth: read.integer(POLICY_ENV.maxDepth, d.maxDepth, { min: 2, max: 1000 }),
+      maxCpuCores: e.quantity(POLICY_ENV.maxCpuCores, d.maxCpuCores),
+      maxMemoryBytes: e.quantity(POLICY_ENV.maxMemoryBytes, d.maxMemoryBytes),
+      maxGpus: read.integer(POLICY_ENV.maxGpus, d.maxGpus, { min: 0, max: 100000 }),
+      trustedRegistries: e.list(POLICY_ENV.trustedRegistries, d.trustedRegistries, registry, {
+        allowEmpty: true,
+      }),
+      trustedDockerHubOrgs: e.list(
+        POLICY_ENV.trustedDockerHubOrgs,
+        d.trustedDockerHubOrgs,
+        (entry) => parseDockerHubOrg(entry),
+        { allowEmpty: true },
+      ),
+      projectRegistries: e.list(POLICY_ENV.projectRegistries, d.projectRegistries, registry, {
+        allowEmpty: true,
+      }),
+      reservedServiceAccounts: e.list(
+        POLICY_ENV.reservedServiceAccounts,
+        d.reservedServiceAccounts,
+        check((v) => DNS_SUBDOMAIN.test(v), 'a service account name'),
+        { allowEmpty: true },
+      ),
+      requireRunAsNonRoot: read.boolean(POLICY_ENV.requireRunAsNonRoot, d.requireRunAsNonRoot),
+      allowedCapabilities: e.list(
+        POLICY_ENV.allowedCapabilities,
+        d.allowedCapabilities,
+        check(
+          (v) => CAPABILITY.test(v),
+          'a Linux capability name (e.g. NET_BIND_SERVICE)',
+          normaliseCapability,
+        ),
+        { allowEmpty: true },
+      ),
+    };
+  });
+}
+
+/** The variables that make loadPolicyConfig() return these settings; an empty list is written as `none`. */
+export function policyEnvironment(config: Partial<PolicyConfig>): Record<string, string> {
+  return variablesOf(
+    POLICY_ENV,
+    Object.fromEntries(
+      Object.entries(config).map(([field, value]) => [
+        field,
+        Array.isArray(value) && value.length === 0 ? EMPTY_LIST : value,
+      ]),
     ),
-  };
-  e.done();
-  return config;
+  );
 }

@@ -4,6 +4,7 @@ export {
   EMPTY_LIST,
   loadPolicyConfig,
   POLICY_ENV,
+  policyEnvironment,
   type PolicyConfig,
 } from './config.js';
 export {

@@ -1,4 +1,4 @@
-/** GET /api/v1/policy: the three layers a manifest must clear (seed "Policy report rules"). */
+/** GET /api/v1/policy: the three layers a manifest must clear (docs/validation-policy.md). */
 import type { KubeConfig } from '@kubernetes/client-node';
 
 import {

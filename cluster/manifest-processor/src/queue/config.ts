@@ -1,8 +1,7 @@
-/** Central job queue configuration from environment variables (docs/queue.md, "Environment"). */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+/** Central job queue configuration: its environment contract, read and written here (docs/queue.md). */
 import { TABLES } from '../../../../lib/tables.js';
-import { EnvConfigError, EnvReader } from '../../../shared/env.js';
+import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
+import { replicaId } from '../../../shared/replica-id.js';
 
 export interface QueueConfig {
   /** Physical name of the central job-queue table (JOB_QUEUE_TABLE). */
@@ -43,68 +42,63 @@ export const QUEUE_DEFAULTS = {
   maxConsecutiveFailures: 10,
 } as const;
 
-/** A worker id unique per process: the pod name (HOSTNAME) plus a random suffix for restarts in place. */
-export function defaultWorkerId(env: NodeJS.ProcessEnv = process.env): string {
-  return `${env.HOSTNAME || hostname()}-${randomBytes(3).toString('hex')}`;
+const VARIABLES = {
+  tableName: TABLES.jobQueue.envVar,
+  region: 'QUEUE_REGION',
+  workerEnabled: 'CENTRAL_QUEUE_WORKER_ENABLED',
+  pollIntervalMs: 'QUEUE_POLL_INTERVAL_MS',
+  leaseMs: 'QUEUE_LEASE_MS',
+  maxAttempts: 'QUEUE_MAX_ATTEMPTS',
+  batchSize: 'QUEUE_BATCH_SIZE',
+  spotRecheckMs: 'QUEUE_SPOT_RECHECK_MS',
+  spotCacheMs: 'QUEUE_SPOT_CACHE_MS',
+  retentionDays: 'QUEUE_RETENTION_DAYS',
+  idempotencyTtlHours: 'QUEUE_IDEMPOTENCY_TTL_HOURS',
+  maxConsecutiveFailures: 'QUEUE_MAX_CONSECUTIVE_FAILURES',
+  workerId: 'QUEUE_WORKER_ID',
+} as const satisfies Record<keyof QueueConfig, string>;
+
+/** Every duration and count has the same shape: an integer within bounds, with a documented default. */
+const BOUNDS = {
+  pollIntervalMs: { min: 100, max: 3_600_000 },
+  leaseMs: { min: 1_000, max: 3_600_000 },
+  maxAttempts: { min: 1, max: 100 },
+  batchSize: { min: 1, max: 20 },
+  spotRecheckMs: { min: 0, max: 3_600_000 },
+  spotCacheMs: { min: 0, max: 3_600_000 },
+  retentionDays: { min: 1, max: 3650 },
+  idempotencyTtlHours: { min: 1, max: 720 },
+  maxConsecutiveFailures: { min: 1, max: 1_000_000 },
+} as const satisfies Record<keyof typeof QUEUE_DEFAULTS, { min: number; max: number }>;
+
+export function loadQueueConfig(env: EnvSource = process.env): QueueConfig {
+  return readContract(env, (read) => {
+    const tableName = read.required(VARIABLES.tableName, `name of the ${TABLES.jobQueue.id} table`) ?? '';
+    const region =
+      read.optional(VARIABLES.region) ?? read.optional('REGION') ?? read.optional('AWS_REGION') ?? '';
+    if (region === '') {
+      read.problem(`${VARIABLES.region}: required (nor REGION / AWS_REGION; the region this worker serves)`);
+    }
+    const integer = (field: keyof typeof QUEUE_DEFAULTS) =>
+      read.integer(VARIABLES[field], QUEUE_DEFAULTS[field], BOUNDS[field]);
+    return {
+      tableName,
+      region,
+      workerEnabled: read.boolean(VARIABLES.workerEnabled, false),
+      pollIntervalMs: integer('pollIntervalMs'),
+      leaseMs: integer('leaseMs'),
+      maxAttempts: integer('maxAttempts'),
+      batchSize: integer('batchSize'),
+      spotRecheckMs: integer('spotRecheckMs'),
+      spotCacheMs: integer('spotCacheMs'),
+      retentionDays: integer('retentionDays'),
+      idempotencyTtlHours: integer('idempotencyTtlHours'),
+      maxConsecutiveFailures: integer('maxConsecutiveFailures'),
+      workerId: read.optional(VARIABLES.workerId) ?? replicaId(read),
+    };
+  });
 }
 
-export function loadQueueConfig(env: NodeJS.ProcessEnv = process.env): QueueConfig {
-  const read = new EnvReader(env);
-  const tableName = read.optionalString(TABLES.jobQueue.envVar);
-  const region =
-    read.optionalString('QUEUE_REGION') ?? read.optionalString('REGION') ?? read.optionalString('AWS_REGION');
-  const config: QueueConfig = {
-    tableName: tableName ?? '',
-    region: region ?? '',
-    workerEnabled: read.boolean('CENTRAL_QUEUE_WORKER_ENABLED', false),
-    pollIntervalMs: read.number('QUEUE_POLL_INTERVAL_MS', QUEUE_DEFAULTS.pollIntervalMs, {
-      min: 100,
-      max: 3_600_000,
-      integer: true,
-    }),
-    leaseMs: read.number('QUEUE_LEASE_MS', QUEUE_DEFAULTS.leaseMs, {
-      min: 1_000,
-      max: 3_600_000,
-      integer: true,
-    }),
-    maxAttempts: read.number('QUEUE_MAX_ATTEMPTS', QUEUE_DEFAULTS.maxAttempts, {
-      min: 1,
-      max: 100,
-      integer: true,
-    }),
-    batchSize: read.number('QUEUE_BATCH_SIZE', QUEUE_DEFAULTS.batchSize, { min: 1, max: 20, integer: true }),
-    spotRecheckMs: read.number('QUEUE_SPOT_RECHECK_MS', QUEUE_DEFAULTS.spotRecheckMs, {
-      min: 0,
-      max: 3_600_000,
-      integer: true,
-    }),
-    spotCacheMs: read.number('QUEUE_SPOT_CACHE_MS', QUEUE_DEFAULTS.spotCacheMs, {
-      min: 0,
-      max: 3_600_000,
-      integer: true,
-    }),
-    retentionDays: read.number('QUEUE_RETENTION_DAYS', QUEUE_DEFAULTS.retentionDays, {
-      min: 1,
-      max: 3650,
-      integer: true,
-    }),
-    idempotencyTtlHours: read.number('QUEUE_IDEMPOTENCY_TTL_HOURS', QUEUE_DEFAULTS.idempotencyTtlHours, {
-      min: 1,
-      max: 720,
-      integer: true,
-    }),
-    maxConsecutiveFailures: read.number(
-      'QUEUE_MAX_CONSECUTIVE_FAILURES',
-      QUEUE_DEFAULTS.maxConsecutiveFailures,
-      { min: 1, max: 1_000_000, integer: true },
-    ),
-    workerId: read.string('QUEUE_WORKER_ID', defaultWorkerId(env)),
-  };
-  read.done();
-  const missing: string[] = [];
-  if (!tableName)
-    missing.push(`${TABLES.jobQueue.envVar}: not set (name of the ${TABLES.jobQueue.id} table)`);
-  if (!region) missing.push('QUEUE_REGION: not set (nor REGION / AWS_REGION); the region this worker serves');
-  if (missing.length > 0) throw new EnvConfigError(missing);
-  return config;
+export function queueEnvironment(config: Partial<QueueConfig>): Record<string, string> {
+  return variablesOf(VARIABLES, config);
 }

@@ -14,7 +14,7 @@ import { Ec2SpotPriceSource, type SpotPriceSource } from './spot-prices.js';
 import { QueueStore } from './store.js';
 import { QueueWorker } from './worker.js';
 
-export { loadQueueConfig, QUEUE_DEFAULTS, defaultWorkerId, type QueueConfig } from './config.js';
+export { loadQueueConfig, QUEUE_DEFAULTS, queueEnvironment, type QueueConfig } from './config.js';
 export { decodeCursor, encodeCursor } from './cursor.js';
 export {
   DispatchError,
@@ -28,7 +28,7 @@ export {
 } from './dispatcher.js';
 export { canonicalJson, requestHash } from './idempotency.js';
 export { jobView, type JobView, type K8sRef, type QueuedJob } from './record.js';
-export { cancelQueuedJob, registerQueueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
+export { cancelQueuedJob, QUEUE_PREFIX, queueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
 export { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
 export { Ec2SpotPriceSource, formatPrice, spotWaitReason, type SpotPriceSource } from './spot-prices.js';
 export { QueueStore, type QueueStats } from './store.js';
@@ -50,7 +50,7 @@ export interface Queue {
   readonly config: QueueConfig;
   readonly store: QueueStore;
   readonly worker: QueueWorker;
-  /** For registerQueueRoutes(app, routeDeps). */
+  /** Options of the queueRoutes plugin (registered under QUEUE_PREFIX). */
   readonly routeDeps: QueueRouteDeps;
   /** For createService({ readiness }): the worker task, only when it runs continuously. */
   readonly readiness: Record<string, ReadinessCheck>;

@@ -1,6 +1,6 @@
-/** The /api/v1/queue/* operations of manifest-processor (seed 000). */
+/** The /api/v1/queue/* operations of manifest-processor (docs/queue.md, "Operations"). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
-import type { ServiceApp } from '../../../shared/service.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -58,12 +58,14 @@ export async function cancelQueuedJob(
   );
 }
 
-export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void {
+export const QUEUE_PREFIX = '/api/v1/queue';
+
+export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app, deps) => {
   const now = deps.now ?? Date.now;
   const retentionDays = deps.retentionDays ?? QUEUE_DEFAULTS.retentionDays;
 
   app.post(
-    '/api/v1/queue/jobs',
+    '/jobs',
     {
       schema: {
         operationId: 'submit_job_to_queue_api_v1_queue_jobs_post',
@@ -92,7 +94,7 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
   );
 
   app.get(
-    '/api/v1/queue/jobs',
+    '/jobs',
     {
       schema: {
         operationId: 'list_queued_jobs_api_v1_queue_jobs_get',
@@ -136,7 +138,7 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
   );
 
   app.get(
-    '/api/v1/queue/jobs/:job_id',
+    '/jobs/:job_id',
     {
       schema: {
         operationId: 'get_queued_job_api_v1_queue_jobs__job_id__get',
@@ -152,7 +154,7 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
   );
 
   app.delete(
-    '/api/v1/queue/jobs/:job_id',
+    '/jobs/:job_id',
     {
       schema: {
         operationId: 'cancel_queued_job_api_v1_queue_jobs__job_id__delete',
@@ -174,7 +176,7 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
   );
 
   app.post(
-    '/api/v1/queue/poll',
+    '/poll',
     {
       schema: {
         operationId: 'poll_and_process_jobs_api_v1_queue_poll_post',
@@ -197,7 +199,7 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
   );
 
   app.get(
-    '/api/v1/queue/stats',
+    '/stats',
     {
       schema: {
         operationId: 'get_queue_stats_api_v1_queue_stats_get',
@@ -206,4 +208,4 @@ export function registerQueueRoutes(app: ServiceApp, deps: QueueRouteDeps): void
     },
     async () => ({ ...(await deps.store.stats()), generated_at: new Date(now()).toISOString() }),
   );
-}
+};

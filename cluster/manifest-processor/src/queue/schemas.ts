@@ -1,4 +1,4 @@
-/** Request schemas of the central job queue operations (seed 000: QueuedJobRequest, /api/v1/queue/*). */
+/** Request schemas of the central job queue operations (docs/queue.md: QueuedJobRequest, /api/v1/queue/*). */
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 
@@ -15,7 +15,7 @@ export const QUEUE_STATUSES = [
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed', 'cancelled'];
 
-/** Default namespace of a queued job (seed 000 QueuedJobRequest). */
+/** Default namespace of a queued job (QueuedJobRequest, docs/queue.md). */
 export const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
 
 export const QueuedJobRequest = Type.Object(
@@ -67,7 +67,7 @@ export const SubmitHeaders = Type.Object({
   ),
 });
 
-/** Cursors are opaque; the bound is the seed's (2048). */
+/** Cursors are opaque; the bound is the specified one (2048, docs/queue.md). */
 export const MAX_CURSOR_LENGTH = 2048;
 
 export const ListQueuedJobsQuery = Type.Object({

@@ -73,6 +73,52 @@ export function normalise(body: QueuedJobBody): NormalisedRequest {
   };
 }
 
+/** What a submission decides about a job; everything else starts out empty. */
+export type JobSubmission = Pick<
+  QueuedJob,
+  | 'job_id'
+  | 'target_region'
+  | 'namespace'
+  | 'priority'
+  | 'labels'
+  | 'manifest'
+  | 'max_spot_price'
+  | 'spot_instance_type'
+  | 'idempotency_key'
+  | 'request_hash'
+>;
+
+/** A job as it enters the queue: queued, unclaimed, never attempted or dispatched. */
+export function enqueuedJob(submission: JobSubmission, createdAt: string): QueuedJob {
+  return {
+    job_id: submission.job_id,
+    target_region: submission.target_region,
+    namespace: submission.namespace,
+    priority: submission.priority,
+    labels: submission.labels,
+    manifest: submission.manifest,
+    max_spot_price: submission.max_spot_price,
+    spot_instance_type: submission.spot_instance_type,
+    status: 'queued',
+    created_at: createdAt,
+    updated_at: createdAt,
+    attempts: 0,
+    claimed_by: null,
+    lease_expires_at: null,
+    waiting_reason: null,
+    next_check_at: null,
+    last_spot_price: null,
+    k8s: null,
+    dispatched_at: null,
+    started_at: null,
+    finished_at: null,
+    cancel_reason: null,
+    error: null,
+    idempotency_key: submission.idempotency_key,
+    request_hash: submission.request_hash,
+  };
+}
+
 export interface SubmissionDeps {
   store: QueueStore;
   policy: ValidationPolicy;
@@ -103,33 +149,22 @@ export async function submitJob(
   }
   const hash = requestHash(request);
   const namespace = deps.policy.namespaceOf(request.manifest, request.namespace);
-  const build = (jobId: string, createdAt: string, key: string | null): QueuedJob => ({
-    job_id: jobId,
-    target_region: request.target_region,
-    namespace,
-    priority: request.priority,
-    labels: request.labels,
-    manifest: request.manifest,
-    max_spot_price: request.max_spot_price,
-    spot_instance_type: request.spot_instance_type,
-    status: 'queued',
-    created_at: createdAt,
-    updated_at: createdAt,
-    attempts: 0,
-    claimed_by: null,
-    lease_expires_at: null,
-    waiting_reason: null,
-    next_check_at: null,
-    last_spot_price: null,
-    k8s: null,
-    dispatched_at: null,
-    started_at: null,
-    finished_at: null,
-    cancel_reason: null,
-    error: null,
-    idempotency_key: key,
-    request_hash: hash,
-  });
+  const build = (jobId: string, createdAt: string, key: string | null): QueuedJob =>
+    enqueuedJob(
+      {
+        job_id: jobId,
+        target_region: request.target_region,
+        namespace,
+        priority: request.priority,
+        labels: request.labels,
+        manifest: request.manifest,
+        max_spot_price: request.max_spot_price,
+        spot_instance_type: request.spot_instance_type,
+        idempotency_key: key,
+        request_hash: hash,
+      },
+      createdAt,
+    );
   return createExactlyOnce({
     store: deps.store,
     key: idempotencyKey,

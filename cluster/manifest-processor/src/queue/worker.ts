@@ -9,6 +9,7 @@
  *                dispatched. Spot-gated jobs whose price is too high stay queued with a waiting_reason.
  */
 import type { Logger } from 'pino';
+import { PollingLoop } from '../../../shared/polling-loop.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { DispatchError, type JobDispatcher } from './dispatcher.js';
 import type { K8sRef, QueuedJob } from './record.js';
@@ -79,6 +80,10 @@ const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
+const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
+  Math.min(pollIntervalMs * 2 ** failures, 60_000);
+
 export class QueueWorker {
   readonly region: string;
   readonly workerId: string;
@@ -86,12 +91,7 @@ export class QueueWorker {
   private readonly now: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
   private readonly renewals = new Set<NodeJS.Timeout>();
-  private loop: Promise<void> | undefined;
-  private alive = false;
-  private stopping = false;
-  private wake: (() => void) | undefined;
-  private failures = 0;
-  private lastErrorMessage: string | undefined;
+  private readonly loop: PollingLoop;
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -99,74 +99,40 @@ export class QueueWorker {
     this.workerId = opts.workerId;
     this.now = opts.now ?? Date.now;
     this.log = opts.logger ?? noopLogger;
+    this.loop = new PollingLoop({
+      name: 'queue-worker',
+      intervalMs: opts.pollIntervalMs,
+      pass: async () => {
+        await this.pollOnce(opts.batchSize);
+      },
+      backoffMs: (failures) => failureBackoffMs(opts.pollIntervalMs, failures),
+      maxConsecutiveFailures: opts.maxConsecutiveFailures,
+      logger: this.log,
+    });
   }
 
-  /** True while the continuous loop runs; false before start(), after stop() or once the loop died. */
+  /** True while the continuous loop runs; false before start(), after stop() or once the loop gave up. */
   get running(): boolean {
-    return this.alive;
+    return this.loop.running;
   }
 
   get lastError(): string | undefined {
-    return this.lastErrorMessage;
+    const last = this.loop.lastError;
+    return this.loop.givenUp
+      ? `${this.loop.consecutiveFailures} passes failed in a row; last: ${last ?? ''}`
+      : last;
   }
 
   /** Starts continuous passes (CENTRAL_QUEUE_WORKER_ENABLED). */
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.alive = true;
-    this.loop = this.run()
-      .catch((error: unknown) => {
-        this.lastErrorMessage = message(error);
-        this.log.error(
-          { err: error, worker_id: this.workerId },
-          'queue worker stopped after repeated failures',
-        );
-      })
-      .finally(() => {
-        this.alive = false;
-      });
+    this.loop.start();
   }
 
   /** Stops the loop after its current pass and cancels lease renewals still scheduled. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.loop.stop();
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let delay = this.opts.pollIntervalMs;
-      try {
-        await this.pollOnce(this.opts.batchSize);
-        this.failures = 0;
-      } catch (error) {
-        this.failures++;
-        this.lastErrorMessage = message(error);
-        this.log.warn({ err: error, failures: this.failures }, 'queue worker pass failed');
-        if (this.failures >= this.opts.maxConsecutiveFailures) {
-          throw new Error(`${this.failures} passes failed in a row; last: ${this.lastErrorMessage}`);
-        }
-        delay = Math.min(this.opts.pollIntervalMs * 2 ** this.failures, 60_000);
-      }
-      await this.sleep(delay);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 
   /** One pass: reap expired claims, sync running jobs, dispatch up to `limit` jobs. */

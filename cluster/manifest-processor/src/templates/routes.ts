@@ -3,11 +3,11 @@
  * POST /api/v1/jobs/from-template/{name}. A job made from a template takes the same road as a submission:
  * the front-door policy and the orchestrator's server-side dry run (ManifestApplier), then a real apply.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
-import type { ServiceApp } from '../../../shared/service.js';
 import type { ManifestApplier } from '../apply.js';
-import { jobView } from '../job-view.js';
-import type { JobsService } from '../jobs.js';
+import { kubernetesJobView } from '../job-view.js';
+import type { JobsService } from '../jobs/service.js';
 import { findTooDeep, type ValidationPolicy } from '../policy/index.js';
 import { formatPath } from '../policy/json.js';
 import {
@@ -131,11 +131,14 @@ function finalise(
   return { ...manifest, metadata };
 }
 
-export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps): void {
+/** Templates live under /api/v1/templates; jobs are made from them under /api/v1/jobs/from-template. */
+export const TEMPLATES_PREFIX = '/api/v1';
+
+export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = async (app, deps) => {
   const maxDepth = deps.policy.config.maxDepth;
 
   app.get(
-    '/api/v1/templates',
+    '/templates',
     { schema: { operationId: 'list_templates_api_v1_templates_get', summary: 'All job templates' } },
     async () => {
       const templates = (await deps.templates.list()).map(templateView);
@@ -144,7 +147,7 @@ export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps)
   );
 
   app.post(
-    '/api/v1/templates',
+    '/templates',
     {
       schema: {
         operationId: 'create_template_api_v1_templates_post',
@@ -172,7 +175,7 @@ export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps)
   );
 
   app.get(
-    '/api/v1/templates/:name',
+    '/templates/:name',
     {
       schema: {
         operationId: 'get_template_api_v1_templates__name__get',
@@ -188,7 +191,7 @@ export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps)
   );
 
   app.delete(
-    '/api/v1/templates/:name',
+    '/templates/:name',
     {
       schema: {
         operationId: 'delete_template_api_v1_templates__name__delete',
@@ -205,7 +208,7 @@ export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps)
   );
 
   app.post(
-    '/api/v1/jobs/from-template/:name',
+    '/jobs/from-template/:name',
     {
       schema: {
         operationId: 'create_job_from_template_api_v1_jobs_from_template__name__post',
@@ -258,7 +261,7 @@ export function registerTemplateRoutes(app: ServiceApp, deps: TemplateRouteDeps)
         throw new HttpError(409, `Job ${namespace}/${name} already exists`);
       }
       const job = await deps.jobs.read(namespace, name);
-      return { ...report, template: templateName, job: jobView(job) };
+      return { ...report, template: templateName, job: kubernetesJobView(job) };
     },
   );
-}
+};

@@ -1,5 +1,5 @@
 /**
- * Request schemas of the template operations (seed 000 JobTemplateRequest / JobFromTemplateRequest).
+ * Request schemas of the template operations (docs/templates.md: JobTemplateRequest / JobFromTemplateRequest).
  * Bodies are closed (unknown fields → 422 extra_forbidden): a misspelt `parameters` must not silently
  * run a job with the template's defaults.
  */

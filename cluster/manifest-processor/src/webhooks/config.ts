@@ -1,8 +1,7 @@
-/** Webhook configuration from environment variables (docs/webhooks.md, "Configuration"). */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+/** Webhook configuration: its environment contract, read and written here (docs/webhooks.md, "Configuration"). */
 import { TABLES } from '../../../../lib/tables.js';
-import { EnvConfigError, EnvReader } from '../../../shared/env.js';
+import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
+import { replicaId } from '../../../shared/replica-id.js';
 
 export interface WebhookConfig {
   /** WEBHOOKS_TABLE: webhook registrations. */
@@ -46,68 +45,70 @@ export const WEBHOOK_DEFAULTS = {
   retentionDays: 7,
 } as const;
 
-function defaultWorkerId(env: NodeJS.ProcessEnv): string {
-  return `${env.HOSTNAME || hostname()}-${randomBytes(3).toString('hex')}`;
+const HOUR_MS = 3_600_000;
+
+const VARIABLES = {
+  webhooksTable: TABLES.webhooks.envVar,
+  deliveriesTable: TABLES.webhookDeliveries.envVar,
+  allowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  deliveryEnabled: 'WEBHOOK_DELIVERY_ENABLED',
+  pollIntervalMs: 'WEBHOOK_POLL_INTERVAL_MS',
+  timeoutMs: 'WEBHOOK_TIMEOUT_MS',
+  maxAttempts: 'WEBHOOK_MAX_ATTEMPTS',
+  retryBaseMs: 'WEBHOOK_RETRY_BASE_MS',
+  retryMaxMs: 'WEBHOOK_RETRY_MAX_MS',
+  leaseMs: 'WEBHOOK_LEASE_MS',
+  batchSize: 'WEBHOOK_BATCH_SIZE',
+  eventMaxAgeMs: 'WEBHOOK_EVENT_MAX_AGE_HOURS',
+  retentionDays: 'WEBHOOK_RETENTION_DAYS',
+  workerId: 'WEBHOOK_WORKER_ID',
+} as const satisfies Record<keyof WebhookConfig, string>;
+
+const MAX_MS = 86_400_000;
+
+export function loadWebhookConfig(env: EnvSource = process.env): WebhookConfig {
+  return readContract(env, (read) => {
+    const table = (field: 'webhooksTable' | 'deliveriesTable', id: string) =>
+      read.required(VARIABLES[field], `name of the ${id} table`) ?? '';
+    const config: WebhookConfig = {
+      webhooksTable: table('webhooksTable', TABLES.webhooks.id),
+      deliveriesTable: table('deliveriesTable', TABLES.webhookDeliveries.id),
+      allowPrivateTargets: read.boolean(VARIABLES.allowPrivateTargets, false),
+      deliveryEnabled: read.boolean(VARIABLES.deliveryEnabled, true),
+      pollIntervalMs: read.integer(VARIABLES.pollIntervalMs, WEBHOOK_DEFAULTS.pollIntervalMs, {
+        min: 20,
+        max: 300_000,
+      }),
+      timeoutMs: read.integer(VARIABLES.timeoutMs, WEBHOOK_DEFAULTS.timeoutMs, { min: 100, max: 60_000 }),
+      maxAttempts: read.integer(VARIABLES.maxAttempts, WEBHOOK_DEFAULTS.maxAttempts, { min: 1, max: 20 }),
+      retryBaseMs: read.integer(VARIABLES.retryBaseMs, WEBHOOK_DEFAULTS.retryBaseMs, {
+        min: 10,
+        max: MAX_MS,
+      }),
+      retryMaxMs: read.integer(VARIABLES.retryMaxMs, WEBHOOK_DEFAULTS.retryMaxMs, { min: 10, max: MAX_MS }),
+      leaseMs: read.integer(VARIABLES.leaseMs, WEBHOOK_DEFAULTS.leaseMs, { min: 1_000, max: 3_600_000 }),
+      batchSize: read.integer(VARIABLES.batchSize, WEBHOOK_DEFAULTS.batchSize, { min: 1, max: 50 }),
+      eventMaxAgeMs:
+        read.integer(VARIABLES.eventMaxAgeMs, WEBHOOK_DEFAULTS.eventMaxAgeHours, { min: 1, max: 720 }) *
+        HOUR_MS,
+      retentionDays: read.integer(VARIABLES.retentionDays, WEBHOOK_DEFAULTS.retentionDays, {
+        min: 1,
+        max: 365,
+      }),
+      workerId: read.optional(VARIABLES.workerId) ?? replicaId(read),
+    };
+    for (const problem of checkWebhookConfig(config)) read.problem(problem);
+    return config;
+  });
 }
 
-export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
-  const read = new EnvReader(env);
-  const webhooksTable = read.optionalString(TABLES.webhooks.envVar);
-  const deliveriesTable = read.optionalString(TABLES.webhookDeliveries.envVar);
-  const ms = { integer: true, max: 86_400_000 };
-  const config: WebhookConfig = {
-    webhooksTable: webhooksTable ?? '',
-    deliveriesTable: deliveriesTable ?? '',
-    allowPrivateTargets: read.boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    deliveryEnabled: read.boolean('WEBHOOK_DELIVERY_ENABLED', true),
-    pollIntervalMs: read.number('WEBHOOK_POLL_INTERVAL_MS', WEBHOOK_DEFAULTS.pollIntervalMs, {
-      ...ms,
-      min: 20,
-      max: 300_000,
-    }),
-    timeoutMs: read.number('WEBHOOK_TIMEOUT_MS', WEBHOOK_DEFAULTS.timeoutMs, {
-      ...ms,
-      min: 100,
-      max: 60_000,
-    }),
-    maxAttempts: read.number('WEBHOOK_MAX_ATTEMPTS', WEBHOOK_DEFAULTS.maxAttempts, {
-      integer: true,
-      min: 1,
-      max: 20,
-    }),
-    retryBaseMs: read.number('WEBHOOK_RETRY_BASE_MS', WEBHOOK_DEFAULTS.retryBaseMs, { ...ms, min: 10 }),
-    retryMaxMs: read.number('WEBHOOK_RETRY_MAX_MS', WEBHOOK_DEFAULTS.retryMaxMs, { ...ms, min: 10 }),
-    leaseMs: read.number('WEBHOOK_LEASE_MS', WEBHOOK_DEFAULTS.leaseMs, { ...ms, min: 1_000, max: 3_600_000 }),
-    batchSize: read.number('WEBHOOK_BATCH_SIZE', WEBHOOK_DEFAULTS.batchSize, {
-      integer: true,
-      min: 1,
-      max: 50,
-    }),
-    eventMaxAgeMs:
-      read.number('WEBHOOK_EVENT_MAX_AGE_HOURS', WEBHOOK_DEFAULTS.eventMaxAgeHours, {
-        integer: true,
-        min: 1,
-        max: 720,
-      }) * 3_600_000,
-    retentionDays: read.number('WEBHOOK_RETENTION_DAYS', WEBHOOK_DEFAULTS.retentionDays, {
-      integer: true,
-      min: 1,
-      max: 365,
-    }),
-    workerId: read.string('WEBHOOK_WORKER_ID', defaultWorkerId(env)),
-  };
-  read.done();
-  const problems: string[] = [];
-  if (!webhooksTable)
-    problems.push(`${TABLES.webhooks.envVar}: not set (name of the ${TABLES.webhooks.id} table)`);
-  if (!deliveriesTable) {
-    problems.push(
-      `${TABLES.webhookDeliveries.envVar}: not set (name of the ${TABLES.webhookDeliveries.id} table)`,
-    );
-  }
-  problems.push(...checkWebhookConfig(config));
-  if (problems.length > 0) throw new EnvConfigError(problems);
-  return config;
+export function webhookEnvironment(config: Partial<WebhookConfig>): Record<string, string> {
+  const { eventMaxAgeMs } = config;
+  // The age is configured in whole hours.
+  return variablesOf(VARIABLES, {
+    ...config,
+    eventMaxAgeMs: eventMaxAgeMs === undefined ? undefined : eventMaxAgeMs / HOUR_MS,
+  });
 }
 
 /** Relations between settings (also used by code that builds a config by hand, such as tests). */

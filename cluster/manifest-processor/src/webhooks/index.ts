@@ -1,6 +1,12 @@
 /** Webhooks for job events: registration routes, the job-event watcher and the delivery worker (docs/webhooks.md). */
 export { postWebhook, type WebhookRequest as WebhookHttpRequest, type WebhookResult } from './client.js';
-export { checkWebhookConfig, loadWebhookConfig, WEBHOOK_DEFAULTS, type WebhookConfig } from './config.js';
+export {
+  checkWebhookConfig,
+  loadWebhookConfig,
+  WEBHOOK_DEFAULTS,
+  webhookEnvironment,
+  type WebhookConfig,
+} from './config.js';
 export {
   deliveryId,
   deriveJobEvents,
@@ -9,7 +15,7 @@ export {
   type JobEvent,
   type JobPayload,
 } from './events.js';
-export { registerWebhookRoutes, type WebhookRouteDeps } from './routes.js';
+export { webhookRoutes, WEBHOOKS_PREFIX, type WebhookRouteDeps } from './routes.js';
 export { ListWebhooksQuery, WebhookEventSchema, WebhookPath, WebhookRequest } from './schemas.js';
 export {
   DELIVERY_HEADER,

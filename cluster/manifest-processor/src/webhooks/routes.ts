@@ -1,6 +1,6 @@
 /** GET|POST /api/v1/webhooks and DELETE /api/v1/webhooks/{webhook_id}. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HttpError, RequestValidationError } from '../../../shared/errors.js';
-import type { ServiceApp } from '../../../shared/service.js';
 import { ListWebhooksQuery, WebhookPath, WebhookRequest } from './schemas.js';
 import { vetWebhookTarget, type Lookup } from './ssrf.js';
 import { webhookView, type WebhookStore } from './store.js';
@@ -18,9 +18,11 @@ function storeError(error: unknown): HttpError {
   return error instanceof HttpError ? error : new HttpError(503, 'Webhook store unavailable');
 }
 
-export function registerWebhookRoutes(app: ServiceApp, deps: WebhookRouteDeps): void {
+export const WEBHOOKS_PREFIX = '/api/v1/webhooks';
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, deps) => {
   app.get(
-    '/api/v1/webhooks',
+    '',
     {
       schema: {
         operationId: 'list_webhooks_api_v1_webhooks_get',
@@ -37,7 +39,7 @@ export function registerWebhookRoutes(app: ServiceApp, deps: WebhookRouteDeps): 
   );
 
   app.post(
-    '/api/v1/webhooks',
+    '',
     {
       schema: {
         operationId: 'create_webhook_api_v1_webhooks_post',
@@ -92,7 +94,7 @@ export function registerWebhookRoutes(app: ServiceApp, deps: WebhookRouteDeps): 
   );
 
   app.delete(
-    '/api/v1/webhooks/:webhook_id',
+    '/:webhook_id',
     {
       schema: {
         operationId: 'delete_webhook_api_v1_webhooks__webhook_id__delete',
@@ -110,4 +112,4 @@ export function registerWebhookRoutes(app: ServiceApp, deps: WebhookRouteDeps): 
       return { deleted: true, webhook_id };
     },
   );
-}
+};

@@ -1,4 +1,4 @@
-/** Request schemas of the webhook operations (seed 000 WebhookRequest, WebhookEvent). */
+/** Request schemas of the webhook operations (docs/webhooks.md: WebhookRequest, WebhookEvent). */
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 import { WEBHOOK_EVENTS } from './store.js';

@@ -47,10 +47,20 @@ function v4(text: string): bigint {
   return text.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number.parseInt(part, 10) & 0xff), 0n);
 }
 
-function range4(cidr: string, category: AddressCategory, label: string): Range {
-  const [base = '0.0.0.0', bits = '32'] = cidr.split('/');
-  return { base: v4(base), bits: Number(bits), category, label: `${cidr} (${label})` };
+/** A special-purpose range from its CIDR text; `parse` reads the base address, `width` is the full length. */
+function cidrRange(
+  cidr: string,
+  category: AddressCategory,
+  label: string,
+  parse: (address: string) => bigint | undefined,
+  width: number,
+): Range {
+  const [base = '', bits = String(width)] = cidr.split('/');
+  return { base: parse(base) ?? 0n, bits: Number(bits), category, label: `${cidr} (${label})` };
 }
+
+const range4 = (cidr: string, category: AddressCategory, label: string): Range =>
+  cidrRange(cidr, category, label, v4, 32);
 
 // IANA IPv4 special-purpose registry, plus multicast and the reserved class E.
 const V4_RANGES: readonly Range[] = [
@@ -102,10 +112,8 @@ export function parseIPv6(text: string): bigint | undefined {
   return all.reduce((acc, g) => (acc << 16n) | BigInt(Number.parseInt(g || '0', 16)), 0n);
 }
 
-function range6(cidr: string, category: AddressCategory, label: string): Range {
-  const [base = '::', bits = '128'] = cidr.split('/');
-  return { base: parseIPv6(base) ?? 0n, bits: Number(bits), category, label: `${cidr} (${label})` };
-}
+const range6 = (cidr: string, category: AddressCategory, label: string): Range =>
+  cidrRange(cidr, category, label, parseIPv6, 128);
 
 const V6_SPECIAL: readonly Range[] = [
   range6('::/128', 'unspecified', 'unspecified'),

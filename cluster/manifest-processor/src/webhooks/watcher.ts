@@ -6,9 +6,9 @@
  */
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import type { WebhookConfig } from './config.js';
 import { deliveryId, deriveJobEvents, jobPayload, type DeliveryPayload } from './events.js';
-import { PollingLoop } from './loop.js';
 import type { DeliveryRecord, DeliveryStore, Webhook, WebhookStore } from './store.js';
 
 const PAGE_SIZE = 500;
@@ -38,36 +38,24 @@ export interface WatchPassResult {
   enqueued: number;
 }
 
-export class JobEventWatcher {
+export class JobEventWatcher extends PolledTask {
   private readonly batch: BatchV1Api;
   private readonly known = new Map<string, true>();
-  private readonly loop: PollingLoop;
+  protected readonly loop: PollingLoop;
   private readonly now: () => number;
 
   constructor(private readonly opts: JobEventWatcherOptions) {
+    super();
     this.batch = opts.kubeConfig.makeApiClient(BatchV1Api);
     this.now = opts.now ?? Date.now;
-    this.loop = new PollingLoop(
-      'webhook-job-watcher',
-      opts.config.pollIntervalMs,
-      async () => {
+    this.loop = new PollingLoop({
+      name: 'webhook-job-watcher',
+      intervalMs: opts.config.pollIntervalMs,
+      pass: async () => {
         await this.runOnce();
-        return false;
       },
-      opts.logger,
-    );
-  }
-
-  get running(): boolean {
-    return this.loop.running;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
   }
 
   private remember(id: string): void {

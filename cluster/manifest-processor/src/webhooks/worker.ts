@@ -9,9 +9,9 @@
  * Every replica runs one; the claim makes sure only one of them sends a given delivery at a time.
  */
 import type { Logger } from 'pino';
+import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import { postWebhook, type WebhookResult } from './client.js';
 import type { WebhookConfig } from './config.js';
-import { PollingLoop } from './loop.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import type { Lookup } from './ssrf.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore, WebhookStore } from './store.js';
@@ -68,32 +68,22 @@ export function isRetryableStatus(statusCode: number): boolean {
   return statusCode === 408 || statusCode === 429 || statusCode >= 500;
 }
 
-export class DeliveryWorker {
-  private readonly loop: PollingLoop;
+export class DeliveryWorker extends PolledTask {
+  protected readonly loop: PollingLoop;
   private readonly now: () => number;
   private readonly random: () => number;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
+    super();
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
-    this.loop = new PollingLoop(
-      'webhook-delivery-worker',
-      opts.config.pollIntervalMs,
-      async () => (await this.runOnce()).claimed >= opts.config.batchSize,
-      opts.logger,
-    );
-  }
-
-  get running(): boolean {
-    return this.loop.running;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+    // A full batch means more is due: the next pass starts at once.
+    this.loop = new PollingLoop({
+      name: 'webhook-delivery-worker',
+      intervalMs: opts.config.pollIntervalMs,
+      pass: async () => (await this.runOnce()).claimed >= opts.config.batchSize,
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
   }
 
   /** One pass: claim what is due (up to batchSize) and deliver it. */

@@ -1,61 +1,60 @@
 /**
- * manifest-processor's state outside Kubernetes, built once from the environment for main.ts and the
- * local platform alike: the central job queue, job templates and webhooks (DynamoDB tables in the global
- * region) and the HTTPS client of this region's cost-monitor. `start()` begins the background loops
- * (queue worker, job-event watcher, webhook delivery) that the deployment enables.
+ * The manifest-processor features whose state lives in the central tables (DynamoDB in the global
+ * region, shared by every region's processor): the job queue, job templates and webhooks. `start()`
+ * begins the background loops the configuration enables (queue worker, job-event watcher, webhook
+ * delivery); `close()` stops them.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../../shared/probes.js';
-import type { ManifestProcessorConfig } from './config.js';
-import type { CostMonitorClient } from './cost/index.js';
 import type { ValidationPolicy } from './policy/index.js';
-import { createQueue, loadQueueConfig, type Queue, type SpotPriceSource } from './queue/index.js';
-import { loadTemplateConfig, TemplateStore } from './templates/index.js';
+import { createQueue, type Queue, type QueueConfig, type SpotPriceSource } from './queue/index.js';
+import { TemplateStore, type TemplateConfig } from './templates/index.js';
 import {
   DeliveryStore,
   DeliveryWorker,
   JobEventWatcher,
-  loadWebhookConfig,
   WebhookStore,
   type WebhookConfig,
 } from './webhooks/index.js';
 
-export interface CentralState {
+export interface CentralTableFeatures {
   readonly queue: Queue;
   readonly templates: TemplateStore;
   readonly webhooks: { store: WebhookStore; config: WebhookConfig };
-  readonly cost: CostMonitorClient | undefined;
   readonly readiness: Record<string, ReadinessCheck>;
   start(): void;
   close(): Promise<void>;
 }
 
-export interface CentralStateOptions {
-  env: NodeJS.ProcessEnv;
+export interface CentralTableFeaturesOptions {
+  queue: QueueConfig;
+  templates: TemplateConfig;
+  webhooks: WebhookConfig;
   /** Client of the global region, where the central tables live. */
   dynamodb: DynamoDBClient;
   kubeConfig: KubeConfig;
   policy: ValidationPolicy;
-  config: ManifestProcessorConfig;
-  cost?: CostMonitorClient;
+  /** Copied into webhook payloads so receivers can tell regions apart (webhooks are global). */
+  source: { region: string; cluster: string };
   spotPrices?: SpotPriceSource;
   logger?: Logger;
 }
 
-export function createCentralState(opts: CentralStateOptions): CentralState {
-  const { env, dynamodb, policy } = opts;
+export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): CentralTableFeatures {
+  const { dynamodb, policy } = opts;
+  const logger = opts.logger ? { logger: opts.logger } : {};
   const queue = createQueue({
-    config: loadQueueConfig(env),
+    config: opts.queue,
     dynamodb,
     kubeConfig: opts.kubeConfig,
     policy,
     ...(opts.spotPrices ? { spotPrices: opts.spotPrices } : {}),
-    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...logger,
   });
-  const templates = new TemplateStore(dynamodb, loadTemplateConfig(env).tableName);
-  const webhookConfig = loadWebhookConfig(env);
+  const templates = new TemplateStore(dynamodb, opts.templates.tableName);
+  const webhookConfig = opts.webhooks;
   const webhookStore = new WebhookStore(dynamodb, webhookConfig.webhooksTable);
   const deliveries = new DeliveryStore(dynamodb, webhookConfig.deliveriesTable);
   const watcher = new JobEventWatcher({
@@ -64,20 +63,14 @@ export function createCentralState(opts: CentralStateOptions): CentralState {
     webhooks: webhookStore,
     deliveries,
     config: webhookConfig,
-    source: { region: opts.config.region, cluster: opts.config.clusterName },
-    ...(opts.logger ? { logger: opts.logger } : {}),
+    source: opts.source,
+    ...logger,
   });
-  const worker = new DeliveryWorker({
-    webhooks: webhookStore,
-    deliveries,
-    config: webhookConfig,
-    ...(opts.logger ? { logger: opts.logger } : {}),
-  });
+  const worker = new DeliveryWorker({ webhooks: webhookStore, deliveries, config: webhookConfig, ...logger });
   return {
     queue,
     templates,
     webhooks: { store: webhookStore, config: webhookConfig },
-    cost: opts.cost,
     readiness: {
       ...queue.readiness,
       ...(webhookConfig.deliveryEnabled

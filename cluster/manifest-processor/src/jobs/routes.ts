@@ -1,8 +1,12 @@
-/** The /api/v1/jobs operations of manifest-processor (seed 000). */
+/**
+ * The /api/v1/jobs operations (docs/manifest-processor.md). Everything under `/{namespace}/{name}` is
+ * one scope whose preHandler confines it to the allowed namespaces; the list and the bulk delete search
+ * every allowed namespace, or the one they are given.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HttpError, RequestValidationError } from '../../../shared/errors.js';
-import type { ServiceApp } from '../../../shared/service.js';
-import { assertNamespaceAllowed, type ProcessorContext } from '../context.js';
-import { jobView } from '../job-view.js';
+import { assertNamespaceAllowed, namespaceGuard, type ProcessorContext } from '../context.js';
+import { kubernetesJobView } from '../job-view.js';
 import { equalitySelector } from '../label-selector.js';
 import {
   BulkDeleteRequest,
@@ -14,18 +18,22 @@ import {
   PodPath,
 } from '../schemas.js';
 
-export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
+export const JOBS_PREFIX = '/api/v1/jobs';
+
+/** The parsed `label_selector` of a query or a body, when one is given. */
+const selectorOf = (selector: string | null | undefined, part: 'query' | 'body') =>
+  selector ? equalitySelector(selector, [part, 'label_selector']) : null;
+
+export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
   /** A namespace filter must be allowed; without one, every allowed namespace is searched. */
   const namespacesFor = (namespace: string | null | undefined): string[] => {
-    if (namespace) {
-      assertNamespaceAllowed(ctx, namespace);
-      return [namespace];
-    }
-    return ctx.policy.config.allowedNamespaces;
+    if (!namespace) return ctx.policy.config.allowedNamespaces;
+    assertNamespaceAllowed(ctx.policy, namespace);
+    return [namespace];
   };
 
   app.get(
-    '/api/v1/jobs',
+    '',
     {
       schema: {
         operationId: 'list_jobs_api_v1_jobs_get',
@@ -35,9 +43,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
     async (request) => {
       const q = request.query;
-      const labelSelector = q.label_selector
-        ? equalitySelector(q.label_selector, ['query', 'label_selector'])
-        : null;
+      const labelSelector = selectorOf(q.label_selector, 'query');
       return ctx.jobs.list(
         { namespaces: namespacesFor(q.namespace), status: q.status ?? null, labelSelector },
         { sort: q.sort, limit: q.limit, offset: q.offset },
@@ -46,7 +52,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
   );
 
   app.delete(
-    '/api/v1/jobs',
+    '',
     {
       schema: {
         operationId: 'bulk_delete_jobs_api_v1_jobs_delete',
@@ -56,9 +62,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
     async (request) => {
       const b = request.body;
-      const labelSelector = b.label_selector
-        ? equalitySelector(b.label_selector, ['body', 'label_selector'])
-        : null;
+      const labelSelector = selectorOf(b.label_selector, 'body');
       // A filterless bulk delete would empty every allowed namespace: refuse it unless it is a dry run.
       if (!b.dry_run && !labelSelector && !b.namespace && !b.older_than_days && !b.status) {
         throw new RequestValidationError([
@@ -87,8 +91,15 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
   );
 
+  await app.register(oneJobRoutes, { ...ctx, prefix: '/:namespace/:name' });
+};
+
+/** The operations on one job: its scope's preHandler checks the namespace once for all of them. */
+const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
+  app.addHook('preHandler', namespaceGuard(ctx.policy));
+
   app.get(
-    '/api/v1/jobs/:namespace/:name',
+    '',
     {
       schema: {
         operationId: 'get_job_api_v1_jobs__namespace___name__get',
@@ -96,14 +107,11 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
         params: JobPath,
       },
     },
-    async (request) => {
-      assertNamespaceAllowed(ctx, request.params.namespace);
-      return ctx.jobs.details(request.params.namespace, request.params.name);
-    },
+    async (request) => ctx.jobs.details(request.params.namespace, request.params.name),
   );
 
   app.delete(
-    '/api/v1/jobs/:namespace/:name',
+    '',
     {
       schema: {
         operationId: 'delete_job_api_v1_jobs__namespace___name__delete',
@@ -114,7 +122,6 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      assertNamespaceAllowed(ctx, namespace);
       const result = await ctx.jobs.delete(namespace, name, request.query.expected_uid);
       request.log.info({ namespace, name, expected_uid: request.query.expected_uid ?? null }, 'job deleted');
       return result;
@@ -122,7 +129,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
   );
 
   app.get(
-    '/api/v1/jobs/:namespace/:name/events',
+    '/events',
     {
       schema: {
         operationId: 'get_job_events_api_v1_jobs__namespace___name__events_get',
@@ -130,14 +137,11 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
         params: JobPath,
       },
     },
-    async (request) => {
-      assertNamespaceAllowed(ctx, request.params.namespace);
-      return ctx.jobs.events(request.params.namespace, request.params.name);
-    },
+    async (request) => ctx.jobs.events(request.params.namespace, request.params.name),
   );
 
   app.get(
-    '/api/v1/jobs/:namespace/:name/logs',
+    '/logs',
     {
       schema: {
         operationId: 'get_job_logs_api_v1_jobs__namespace___name__logs_get',
@@ -147,10 +151,8 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
       },
     },
     async (request) => {
-      const { namespace, name } = request.params;
       const q = request.query;
-      assertNamespaceAllowed(ctx, namespace);
-      return ctx.jobs.jobLogs(namespace, name, {
+      return ctx.jobs.jobLogs(request.params.namespace, request.params.name, {
         ...(q.container ? { container: q.container } : {}),
         tail: q.tail,
         previous: q.previous,
@@ -161,7 +163,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
   );
 
   app.get(
-    '/api/v1/jobs/:namespace/:name/metrics',
+    '/metrics',
     {
       schema: {
         operationId: 'get_job_metrics_api_v1_jobs__namespace___name__metrics_get',
@@ -169,14 +171,11 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
         params: JobPath,
       },
     },
-    async (request) => {
-      assertNamespaceAllowed(ctx, request.params.namespace);
-      return ctx.jobs.jobMetrics(request.params.namespace, request.params.name);
-    },
+    async (request) => ctx.jobs.jobMetrics(request.params.namespace, request.params.name),
   );
 
   app.get(
-    '/api/v1/jobs/:namespace/:name/pods',
+    '/pods',
     {
       schema: {
         operationId: 'get_job_pods_api_v1_jobs__namespace___name__pods_get',
@@ -186,15 +185,13 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      assertNamespaceAllowed(ctx, namespace);
-      const job = await ctx.jobs.read(namespace, name);
-      const pods = await ctx.jobs.podPlacements(job);
+      const pods = await ctx.jobs.podPlacements(await ctx.jobs.read(namespace, name));
       return { job: name, namespace, count: pods.length, pods };
     },
   );
 
   app.get(
-    '/api/v1/jobs/:namespace/:name/pods/:pod_name/logs',
+    '/pods/:pod_name/logs',
     {
       schema: {
         operationId: 'get_pod_logs_api_v1_jobs__namespace___name__pods__pod_name__logs_get',
@@ -206,7 +203,6 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     async (request) => {
       const { namespace, name, pod_name } = request.params;
       const q = request.query;
-      assertNamespaceAllowed(ctx, namespace);
       return ctx.jobs.podLogs(namespace, name, pod_name, {
         ...(q.container ? { container: q.container } : {}),
         tail: q.tail,
@@ -216,7 +212,7 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
   );
 
   app.post(
-    '/api/v1/jobs/:namespace/:name/retry',
+    '/retry',
     {
       schema: {
         operationId: 'retry_job_api_v1_jobs__namespace___name__retry_post',
@@ -226,7 +222,6 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      assertNamespaceAllowed(ctx, namespace);
       const { original, manifest } = await ctx.jobs.retryManifest(namespace, name);
       const violations = ctx.policy.check([manifest], namespace);
       if (violations.length > 0) {
@@ -240,8 +235,8 @@ export function jobRoutes(app: ServiceApp, ctx: ProcessorContext): void {
       return {
         retried: true,
         original: { name: original.name, namespace, uid: original.uid },
-        job: jobView(created),
+        job: kubernetesJobView(created),
       };
     },
   );
-}
+};

@@ -12,11 +12,11 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { HttpError, notFound } from '../../shared/errors.js';
-import { kubeStatusOf, toHttpError } from '../../shared/kube-errors.js';
-import { isoDate, jobState, jobView, matchesStatus, sortJobs, type JobView } from './job-view.js';
-import type { JobStatus } from './schemas.js';
-import { listAllPages } from '../../shared/kube.js';
+import { HttpError, notFound } from '../../../shared/errors.js';
+import { kubeStatusOf, toHttpError } from '../../../shared/kube-errors.js';
+import { isoDate, jobState, kubernetesJobView, matchesStatus, sortJobs, type JobView } from '../job-view.js';
+import type { JobStatus } from '../schemas.js';
+import { listAllPages } from '../../../shared/kube.js';
 
 const PAGE_SIZE = 500;
 /** Labels the job controller stamps on a job's pod template; a retried job must get fresh ones. */
@@ -89,7 +89,7 @@ export class JobsService {
   }
 
   async list(filter: JobFilter, page: { sort: string; limit: number; offset: number }) {
-    const views = sortJobs((await this.find(filter)).map(jobView), page.sort);
+    const views = sortJobs((await this.find(filter)).map(kubernetesJobView), page.sort);
     const jobs = views.slice(page.offset, page.offset + page.limit);
     return {
       jobs,
@@ -131,7 +131,7 @@ export class JobsService {
   async details(namespace: string, name: string) {
     const job = await this.read(namespace, name);
     const pods = await this.podPlacements(job);
-    return { ...jobView(job), pods };
+    return { ...kubernetesJobView(job), pods };
   }
 
   /** Pods of a job with the hardware each landed on. */
@@ -316,41 +316,36 @@ export class JobsService {
   }
 
   async bulkDelete(filter: JobFilter, dryRun: boolean) {
-    const jobs = (await this.find(filter)).map(jobView);
+    const jobs = (await this.find(filter)).map(kubernetesJobView);
+    const row = (job: JobView, deleted: boolean, outcome?: { skipped: string } | { error: string }) => ({
+      namespace: job.namespace,
+      name: job.name,
+      uid: job.uid,
+      status: job.status,
+      deleted,
+      ...outcome,
+    });
     const results = [];
     for (const job of jobs) {
       if (dryRun) {
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: false,
-        });
+        results.push(row(job, false));
         continue;
       }
       try {
         await this.delete(job.namespace, job.name, job.uid ?? undefined);
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: true,
-        });
+        results.push(row(job, true));
       } catch (error) {
         // Gone already (someone else deleted it) is not a failure of this request.
         const gone = error instanceof HttpError && error.statusCode === 404;
-        results.push({
-          namespace: job.namespace,
-          name: job.name,
-          uid: job.uid,
-          status: job.status,
-          deleted: false,
-          ...(gone
-            ? { skipped: 'already deleted' }
-            : { error: error instanceof HttpError ? String(error.detail) : 'delete failed' }),
-        });
+        results.push(
+          row(
+            job,
+            false,
+            gone
+              ? { skipped: 'already deleted' }
+              : { error: error instanceof HttpError ? String(error.detail) : 'delete failed' },
+          ),
+        );
       }
     }
     return {
@@ -371,7 +366,7 @@ export class JobsService {
     name: string,
   ): Promise<{ original: JobView; manifest: Record<string, unknown> }> {
     const job = await this.read(namespace, name);
-    const original = jobView(job);
+    const original = kubernetesJobView(job);
     if (jobState(job) !== 'failed') {
       throw new HttpError(
         409,

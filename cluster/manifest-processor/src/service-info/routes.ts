@@ -1,14 +1,12 @@
-/** GET /, /api/v1/health, /api/v1/status, /api/v1/policy. */
-import type { ServiceApp } from '../../../shared/service.js';
-import type { CentralState } from '../central.js';
+/** What manifest-processor says about itself: GET /, /api/v1/health, /api/v1/status, /api/v1/policy. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { CentralTableFeatures } from '../central-table-features.js';
 import type { ProcessorContext } from '../context.js';
+import { SERVICE_NAME, SERVICE_VERSION } from '../identity.js';
 import { buildPolicyReport } from '../policy/index.js';
 
-export const SERVICE_NAME = 'manifest-processor';
-export const SERVICE_VERSION = '2.0.0';
-
 /** Templates, webhooks and the queue worker as /api/v1/status reports them; a failing table is reported, not thrown. */
-async function centralStatus(central: CentralState) {
+async function centralStatus(central: CentralTableFeatures) {
   const settle = async <T>(read: () => Promise<T>) => {
     try {
       return await read();
@@ -31,7 +29,7 @@ async function centralStatus(central: CentralState) {
   };
 }
 
-export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void {
+export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
   const base = () => ({ cluster: ctx.config.clusterName, region: ctx.config.region });
 
   app.get(
@@ -97,8 +95,8 @@ export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void 
           max_gpus: policy.maxGpus,
         },
         allowed_kinds: policy.allowedKinds,
-        // The global status route merges these per region (seed 001).
-        ...(ctx.central ? await centralStatus(ctx.central) : {}),
+        // The global status route merges these per region (docs/aggregator.md).
+        ...(ctx.centralTables ? await centralStatus(ctx.centralTables) : {}),
         timestamp: new Date().toISOString(),
       };
     },
@@ -114,4 +112,4 @@ export function serviceInfoRoutes(app: ServiceApp, ctx: ProcessorContext): void 
     },
     async () => buildPolicyReport(ctx.policy, ctx.kubeConfig),
   );
-}
+};

@@ -1,0 +1,155 @@
+/**
+ * One proxied request: resolve the endpoint by name (cached), require it running in this region and the
+ * path on its allowlist, pick the target (canary split), send the request upstream, map every failure
+ * before the response headers to 502/503/504, then hand the answer to the relay (docs/inference-proxy.md).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Histogram } from 'prom-client';
+import { HttpError, notFound } from '../../shared/errors.js';
+import type { InferenceProxyConfig } from './config.js';
+import { chooseTarget, isPathAllowed, resolveEndpoint } from './endpoint.js';
+import { TARGET_HEADER, upstreamRequestHeaders } from './headers.js';
+import { isPlausibleEndpointName, upstreamTargetOf } from './paths.js';
+import { relayUpstreamResponse } from './relay.js';
+import type { EndpointCache } from './store.js';
+import { FAILURE_WORDING, UpstreamError, type UpstreamClient, type UpstreamExchange } from './upstream.js';
+
+/** The proxy's own metrics; the app registers them in the service's registry. */
+export interface ProxyInstruments {
+  upstream: Counter<'target' | 'outcome'>;
+  headers: Histogram<'target'>;
+}
+
+export function createProxyInstruments(): ProxyInstruments {
+  return {
+    upstream: new Counter({
+      name: 'inference_upstream_requests_total',
+      help: 'Requests forwarded to model servers, by target and outcome (status class or failure)',
+      labelNames: ['target', 'outcome'] as const,
+      registers: [],
+    }),
+    headers: new Histogram({
+      name: 'inference_upstream_headers_seconds',
+      help: 'Time from forwarding a request to the model server’s response headers',
+      labelNames: ['target'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [],
+    }),
+  };
+}
+
+export interface ForwarderOptions {
+  config: InferenceProxyConfig;
+  cache: EndpointCache;
+  upstream: UpstreamClient;
+  instruments: ProxyInstruments;
+  /** Canary draw in [0, 1). */
+  random: () => number;
+}
+
+export type Forward = (request: FastifyRequest, reply: FastifyReply, endpointName: string) => Promise<void>;
+
+const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+
+export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
+  return async function forward(request, reply, endpointName) {
+    const rawTarget = request.raw.url ?? request.url;
+    const notFoundEndpoint = () => notFound(`Inference endpoint '${endpointName}' not found`);
+    if (!isPlausibleEndpointName(endpointName)) throw notFoundEndpoint();
+    const path = upstreamTargetOf(rawTarget);
+    if (!path) throw notFound('Path is not allowed');
+
+    let doc: unknown;
+    try {
+      doc = await cache.get(endpointName);
+    } catch (error) {
+      request.log.error({ err: error, endpoint: endpointName }, 'endpoint store lookup failed');
+      throw new HttpError(503, 'Inference endpoint store unavailable');
+    }
+    if (doc === undefined) throw notFoundEndpoint();
+    const resolution = resolveEndpoint(doc, config.region);
+    if (resolution.kind === 'invalid') {
+      request.log.error({ endpoint: endpointName, reason: resolution.reason }, 'malformed endpoint record');
+      throw new HttpError(502, `Inference endpoint '${endpointName}' is misconfigured`);
+    }
+    if (resolution.kind === 'not_running') {
+      throw notFound(`Inference endpoint '${endpointName}' is not running in region ${config.region}`);
+    }
+    const endpoint = resolution.endpoint;
+    if (!isPathAllowed(endpoint, path.decodedPath)) {
+      throw notFound(`Path '${path.decodedPath}' is not served by inference endpoint '${endpointName}'`);
+    }
+
+    const target = chooseTarget(endpoint, random);
+    const targetHeader = { [TARGET_HEADER]: target.role };
+    const res = reply.raw;
+    const controller = new AbortController();
+    let exchange: UpstreamExchange | undefined;
+    // A caller that hangs up (before or during the answer) takes the upstream request down with it.
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      controller.abort();
+      exchange?.request.destroy();
+    });
+    if (request.raw.socket.destroyed) controller.abort();
+
+    const body = request.rawBody;
+    const started = performance.now();
+    try {
+      exchange = await upstream.send({
+        target,
+        method: request.method,
+        path: path.rawPath + path.rawQuery,
+        headers: upstreamRequestHeaders(request.headers, {
+          requestId: request.id,
+          remoteAddress: request.raw.socket.remoteAddress,
+          protocol: request.protocol,
+          prefix: `/inference/${endpointName}`,
+          bodyLength: body?.length,
+          method: request.method,
+        }),
+        body,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      instruments.upstream.inc({ target: target.role, outcome: error.failure });
+      const fields = {
+        endpoint: endpointName,
+        target: target.role,
+        host: target.host,
+        port: target.port,
+        failure: error.failure,
+        code: error.code,
+        reason: error.message,
+      };
+      if (error.failure === 'client_closed') {
+        request.log.info(fields, 'client closed the request before the model answered');
+        reply.hijack();
+        res.destroy();
+        return;
+      }
+      request.log.warn(fields, 'model server request failed');
+      if (error.failure === 'timeout') {
+        throw new HttpError(
+          504,
+          `Inference endpoint '${endpointName}' did not answer within ${config.upstreamTimeoutMs} ms`,
+          targetHeader,
+        );
+      }
+      throw new HttpError(
+        502,
+        `Inference endpoint '${endpointName}' is unreachable (${FAILURE_WORDING[error.failure]})`,
+        targetHeader,
+      );
+    }
+    const status = exchange.response.statusCode ?? 0;
+    instruments.upstream.inc({ target: target.role, outcome: statusClass(status) });
+    instruments.headers.observe({ target: target.role }, (performance.now() - started) / 1000);
+    relayUpstreamResponse(request, reply, exchange, {
+      endpointName,
+      target,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    });
+  };
+}

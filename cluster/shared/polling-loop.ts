@@ -1,0 +1,129 @@
+/**
+ * The background loop of every service: sequential passes (never overlapping), a pause between them, a
+ * back-off after failures, optionally a limit of failures in a row after which the loop gives up (its
+ * owner's readiness then fails), and a stop that awaits the pass in flight. Timers never keep the
+ * process alive on their own.
+ */
+
+export interface PollingLoopLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface PollingLoopOptions {
+  /** Names the loop in log lines. */
+  name: string;
+  /** Pause between passes. */
+  intervalMs: number;
+  /** One pass; resolving to true means more work is waiting, so the next pass starts without the pause. */
+  pass: () => Promise<boolean | void>;
+  /** Pause after the n-th failed pass in a row (default: intervalMs). */
+  backoffMs?: (failures: number) => number;
+  /** Failed passes in a row after which the loop stops for good (default: it never gives up). */
+  maxConsecutiveFailures?: number;
+  logger?: PollingLoopLogger;
+}
+
+export class PollingLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private active = false;
+  private failures = 0;
+  private failure: string | undefined;
+  private gaveUp = false;
+  private beat = 0;
+
+  constructor(private readonly opts: PollingLoopOptions) {}
+
+  /** True from start() until stop(), or until the loop gave up. */
+  get running(): boolean {
+    return this.active;
+  }
+
+  /** Message of the latest failed pass (kept after later successes). */
+  get lastError(): string | undefined {
+    return this.failure;
+  }
+
+  /** Failed passes in a row so far (the count that made the loop give up, once it has). */
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  /** True once the loop stopped because too many passes failed in a row. */
+  get givenUp(): boolean {
+    return this.gaveUp;
+  }
+
+  /** performance.now() when the loop started or its latest pass ended: how an owner tells a hung pass. */
+  get lastBeat(): number {
+    return this.beat;
+  }
+
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    this.gaveUp = false;
+    this.beat = performance.now();
+    this.schedule(0);
+  }
+
+  /** Stops scheduling passes and waits for the one in flight. */
+  async stop(): Promise<void> {
+    this.active = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight;
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.active) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.inFlight = this.tick();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    let delay = this.opts.intervalMs;
+    try {
+      if ((await this.opts.pass()) === true) delay = 0;
+      this.failures = 0;
+    } catch (error) {
+      this.failures += 1;
+      this.failure = error instanceof Error ? error.message : String(error);
+      const fields = { err: error, loop: this.opts.name, failures: this.failures };
+      const limit = this.opts.maxConsecutiveFailures;
+      if (limit !== undefined && this.failures >= limit) {
+        this.active = false;
+        this.gaveUp = true;
+        this.opts.logger?.error(fields, 'background loop stopped after repeated failures');
+      } else {
+        // One failed pass (API or table briefly unavailable) must not end the loop.
+        this.opts.logger?.warn(fields, 'background pass failed');
+        delay = this.opts.backoffMs?.(this.failures) ?? delay;
+      }
+    }
+    this.beat = performance.now();
+    this.inFlight = undefined;
+    this.schedule(delay);
+  }
+}
+
+/** A task whose passes a PollingLoop runs: start/stop/running for its owner's lifecycle and readiness. */
+export abstract class PolledTask {
+  protected abstract readonly loop: PollingLoop;
+
+  get running(): boolean {
+    return this.loop.running;
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}
