@@ -544,9 +544,7 @@ describe('default config (commercial partition, regional API closed to the accou
       );
       expect(associations.map((a) => a.ServiceAccount).sort()).toEqual([...CLUSTER_SERVICES].sort());
       for (const a of associations) expect(a.Namespace).toBe(CLUSTER_NAMESPACE);
-      expect(new Set(associations.map((a) => JSON.stringify(a.RoleArn))).size).toBe(
-        CLUSTER_SERVICES.length,
-      );
+      expect(new Set(associations.map((a) => JSON.stringify(a.RoleArn))).size).toBe(CLUSTER_SERVICES.length);
       for (const [id, role] of resources(template, 'AWS::IAM::Role').filter(([id]) =>
         /^Services.*Role/.test(id),
       )) {
