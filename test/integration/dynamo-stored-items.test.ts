@@ -30,7 +30,8 @@ import {
 import { TABLES, type TableDefinition } from '../../lib/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { registerInferenceEndpoint } from '../../local/inference-endpoint.js';
-import { jobManifest, POLICY_ENV } from '../support/cluster-fixtures.js';
+import { POLICY_ENV } from '../support/cluster-fixtures.js';
+import { jobManifest } from './queue/harness.js';
 
 type Item = Record<string, AttributeValue>;
 
