@@ -24,7 +24,8 @@ export interface SigV4Input {
   path: string;
   query?: QueryParameters;
   headers?: Readonly<Record<string, string>>;
-  body?: string;
+  /** Text, or exact bytes (a body that is not UTF-8 is signed as the bytes it is). */
+  body?: string | Uint8Array;
   /** Region of the target API: the signature is only valid there. */
   region: string;
   service?: string;
@@ -39,7 +40,7 @@ export interface SigV4SignedRequest {
   url: string;
   /** Headers to send. `host` is left out: fetch derives the same value from the URL. */
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 /** RFC 3986 percent-encoding, the one SigV4 canonicalizes with (encodeURIComponent leaves !'()* alone). */

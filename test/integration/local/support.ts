@@ -73,7 +73,8 @@ export interface SignedOptions {
   headers?: Record<string, string>;
   /** Unsigned extra headers (repeats allowed), added after signing. */
   extraHeaders?: [string, string][];
-  body?: string;
+  /** Text, or exact bytes (e.g. bytes that are not UTF-8). */
+  body?: string | Buffer;
   region: string;
   credentials: AwsCredentialIdentity;
   signingDate?: Date;
