@@ -67,13 +67,19 @@ function albError(res: ServerResponse, status: 502 | 503 | 504): void {
 /** Request headers to pass on: hop-by-hop ones dropped, X-Forwarded-* added as an ALB does. */
 function forwardHeaders(req: IncomingMessage, listenerPort: number): Record<string, string | string[]> {
   const listed = connectionListed(req.headersDistinct.connection);
-  const out: Record<string, string | string[]> = {};
-  for (const [name, values] of Object.entries(req.headersDistinct)) {
-    if (values === undefined || isHopByHop(name, listed)) continue;
+  // From the raw headers into a Map: Node's parsed header objects cannot hold a header named
+  // `__proto__`, which is a header like any other on the wire.
+  const grouped = new Map<string, string[]>();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] ?? '').toLowerCase();
+    if (isHopByHop(name, listed)) continue;
     if (name === 'x-forwarded-for' || name === 'x-forwarded-proto' || name === 'x-forwarded-port') continue;
-    // Single values as strings: Node insists on that for Host.
-    out[name] = values.length === 1 ? (values[0] ?? '') : [...values];
+    grouped.set(name, [...(grouped.get(name) ?? []), req.rawHeaders[i + 1] ?? '']);
   }
+  // Single values as strings: Node insists on that for Host.
+  const out: Record<string, string | string[]> = Object.fromEntries(
+    [...grouped].map(([name, values]) => [name, values.length === 1 ? (values[0] ?? '') : values]),
+  );
   const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
   const previous = req.headersDistinct['x-forwarded-for']?.join(', ');
   out['x-forwarded-for'] = previous ? `${previous}, ${client}` : client;

@@ -129,14 +129,15 @@ function hasTargetRegionHeader(event: APIGatewayProxyEvent): boolean {
 
 /** API Gateway's decoded query parameters; the multi-value form keeps repeated keys. */
 function queryOf(event: APIGatewayProxyEvent): QueryParameters {
-  const query: Record<string, string | string[]> = {};
+  // A Map: parameters named `constructor` or `__proto__` are parameters like any other.
+  const query = new Map<string, string | string[]>();
   for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values && values.length > 0) query[key] = values.length === 1 ? values[0]! : [...values];
+    if (values && values.length > 0) query.set(key, values.length === 1 ? values[0]! : [...values]);
   }
   for (const [key, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (value !== undefined && !(key in query)) query[key] = value;
+    if (value !== undefined && !query.has(key)) query.set(key, value);
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 function routePath(event: APIGatewayProxyEvent): string {
