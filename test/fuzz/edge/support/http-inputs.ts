@@ -31,7 +31,7 @@ export const queryParameters: fc.Arbitrary<[string, string][]> = fc.uniqueArray(
   { selector: ([key]) => key, maxLength: 4 },
 );
 
-/** Extra caller headers: visible ASCII values, which every hop must pass on unchanged. */
+/** Extra caller headers: visible ASCII and Latin-1 values, which every hop must pass on unchanged. */
 export const extraHeaders: fc.Arbitrary<[string, string][]> = fc.uniqueArray(
   fc.tuple(
     fc.oneof(
@@ -39,7 +39,7 @@ export const extraHeaders: fc.Arbitrary<[string, string][]> = fc.uniqueArray(
       // Names that are also Object.prototype members: a header like any other.
       { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'tostring') },
     ),
-    fc.stringMatching(/^[\x21-\x7e](?:[\x20-\x7e]{0,40}[\x21-\x7e])?$/),
+    fc.stringMatching(/^[\x21-\x7e\xa1-\xff](?:[\x20-\x7e\xa0-\xff]{0,40}[\x21-\x7e\xa1-\xff])?$/),
   ),
   { selector: ([name]) => name, maxLength: 3 },
 );
