@@ -14,7 +14,8 @@ import { LOCAL_CREDENTIALS } from '../../local/dynamodb.js';
 import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { readStream } from '../integration/analytics/harness.js';
 import { rawRequest } from '../integration/local/support.js';
-import { edgeClient, type EdgeClient, type Reply } from './support/edge.js';
+import { expectRefusal } from '../fuzz/edge/support/error-answers.js';
+import { edgeClient, type EdgeClient } from './support/edge.js';
 
 let platform: LocalPlatform;
 let edge: EdgeClient;
@@ -28,16 +29,6 @@ beforeAll(async () => {
 afterAll(() => platform?.close());
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** The edge's own refusal: a small JSON `{"message"}` that repeats nothing of the request. */
-function expectSmallRefusal(reply: Reply, status: number, message: string): void {
-  expect([reply.status, reply.headers['content-type'], reply.json]).toEqual([
-    status,
-    'application/json',
-    { message },
-  ]);
-  expect(reply.body.length).toBeLessThan(100);
-}
 
 describe('7: a body over 1 MiB through the regional API', () => {
   test("the service's 413 JSON passes through every hop (no HTML 502 from the ALB)", async () => {
@@ -82,13 +73,13 @@ describe('10: over-long URLs, answered by the API Gateway emulator', () => {
     ['a ~20 KB URL', 20_000],
     ['a ~70 KB URL', 70_000],
   ])('%s: 414 JSON with no echo, on both APIs', async (_name, n) => {
-    expectSmallRefusal(await edge.global({ path: long(n) }), 414, 'Request-URI Too Long');
-    expectSmallRefusal(await edge.regional(region, { path: long(n) }), 414, 'Request-URI Too Long');
+    expectRefusal(await edge.global({ path: long(n) }), 414, 'Request-URI Too Long');
+    expectRefusal(await edge.regional(region, { path: long(n) }), 414, 'Request-URI Too Long');
   });
 
   test('a request head beyond what the emulator parses: 431 JSON, not a reset', async () => {
     const reply = await rawRequest(`${platform.endpoints.apis.global}${long(300_000)}`);
-    expectSmallRefusal(reply, 431, 'Request Header Fields Too Large');
+    expectRefusal(reply, 431, 'Request Header Fields Too Large');
   });
 });
 

@@ -72,17 +72,35 @@ function expectVerdict(reply: Reply, verdict: Verdict): void {
 
 /**
  * API Gateway's 414 for a path too long for its method ARN comes first, whichever id made it long;
- * then the first id that is not a UUID (in path order); else what follows.
+ * then the first id that is not a UUID (in path order); then the body's own verdict; then 404 unless
+ * every id names an existing resource.
  */
-function verdictOf(ids: [PathId, string][], then: () => Verdict): Verdict {
-  for (const [id, parameter] of [...ids].sort(
+function verdictOf(ids: [PathId, string][], missing: string, body: Verdict = { status: 200 }): Verdict {
+  const tooLongFirst = [...ids].sort(
     ([a], [b]) => Number(b.kind === 'too-long') - Number(a.kind === 'too-long'),
-  )) {
+  );
+  for (const [id, parameter] of tooLongFirst) {
     const refused = pathIdRefusal(id, parameter);
     if (refused !== undefined) return refused;
   }
-  return then();
+  if (body.status !== 200) return body;
+  return ids.every(([id]) => id.kind === 'existing') ? body : notFound(missing);
 }
+
+/** The verdict on `/applications/{APPLICATION_ID}…`. */
+const appVerdict = (id: PathId, body?: Verdict) =>
+  verdictOf([[id, APPLICATION_ID_PARAM]], 'Application', body);
+
+/** The verdict on `/applications/{APPLICATION_ID}/authorizations/{API_KEY_ID}`. */
+const keyVerdict = (appId: PathId, keyId: PathId, body?: Verdict) =>
+  verdictOf(
+    [
+      [appId, APPLICATION_ID_PARAM],
+      [keyId, API_KEY_ID_PARAM],
+    ],
+    'Authorization',
+    body,
+  );
 
 const notFound = (what: string): Verdict => ({ status: 404, message: new RegExp(`^${what} .* not found`) });
 const MASKED = /^gak_.{4}….{4}$/;
@@ -128,12 +146,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
     fc.assert(
       fc.asyncProperty(pathId, async (id) => {
         const reply = await send('GET', `/applications/${pathSegmentOf(id, app)}`);
-        expectVerdict(
-          reply,
-          verdictOf([[id, APPLICATION_ID_PARAM]], () =>
-            id.kind === 'existing' ? { status: 200 } : notFound('Application'),
-          ),
-        );
+        expectVerdict(reply, appVerdict(id));
         if (reply.status === 200) expect(reply.json.ApplicationId).toBe(app);
       }),
       fuzzParameters(RUNS),
@@ -146,12 +159,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
         await post(`/applications/${doomed}/authorizations`, { Name: 'its key' });
         const [apps, keys] = [await at.countItems('applications'), await at.countItems('authorizations')];
         const reply = await send('DELETE', `/applications/${pathSegmentOf(id, doomed)}`);
-        expectVerdict(
-          reply,
-          verdictOf([[id, APPLICATION_ID_PARAM]], () =>
-            id.kind === 'existing' ? { status: 200 } : notFound('Application'),
-          ),
-        );
+        expectVerdict(reply, appVerdict(id));
         const deleted = reply.status === 200 ? 1 : 0;
         if (deleted === 1) expect(reply.json).toBe(`Deleted application ${doomed}`);
         expect(await at.countItems('applications')).toBe(apps - deleted);
@@ -165,13 +173,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
       fc.asyncProperty(pathId, namedBody, async (id, body) => {
         const before = await at.countItems('authorizations');
         const reply = await send('POST', `/applications/${pathSegmentOf(id, app)}/authorizations`, body);
-        // The path id first, then the body, then whether the application exists.
-        expectVerdict(
-          reply,
-          verdictOf([[id, APPLICATION_ID_PARAM]], () =>
-            body.verdict.status !== 200 || id.kind === 'existing' ? body.verdict : notFound('Application'),
-          ),
-        );
+        expectVerdict(reply, appVerdict(id, body.verdict));
         expect(await at.countItems('authorizations')).toBe(before + (reply.status === 200 ? 1 : 0));
         if (reply.status === 200) {
           expect(reply.json).toMatchObject({ ApplicationId: app, Enabled: true });
@@ -185,12 +187,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
     fc.assert(
       fc.asyncProperty(pathId, async (id) => {
         const reply = await send('GET', `/applications/${pathSegmentOf(id, app)}/authorizations`);
-        expectVerdict(
-          reply,
-          verdictOf([[id, APPLICATION_ID_PARAM]], () =>
-            id.kind === 'existing' ? { status: 200 } : notFound('Application'),
-          ),
-        );
+        expectVerdict(reply, appVerdict(id));
         if (reply.status !== 200) return;
         expect(reply.json.Count).toBe(reply.json.Authorizations.length);
         for (const k of reply.json.Authorizations as { ApiKeyValue: string }[])
@@ -206,19 +203,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
           'GET',
           `/applications/${pathSegmentOf(appId, app)}/authorizations/${pathSegmentOf(keyId, key)}`,
         );
-        expectVerdict(
-          reply,
-          verdictOf(
-            [
-              [appId, APPLICATION_ID_PARAM],
-              [keyId, API_KEY_ID_PARAM],
-            ],
-            () =>
-              appId.kind === 'existing' && keyId.kind === 'existing'
-                ? { status: 200 }
-                : notFound('Authorization'),
-          ),
-        );
+        expectVerdict(reply, keyVerdict(appId, keyId));
         if (reply.status === 200)
           expect(reply.json).toMatchObject({ ApiKeyId: key, ApiKeyValue: expect.stringMatching(MASKED) });
       }),
@@ -236,20 +221,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
           `/applications/${pathSegmentOf(appId, app)}/authorizations/${pathSegmentOf(keyId, key)}`,
           body,
         );
-        // Both ids, then the body, then whether the key exists under that application.
-        expectVerdict(
-          reply,
-          verdictOf(
-            [
-              [appId, APPLICATION_ID_PARAM],
-              [keyId, API_KEY_ID_PARAM],
-            ],
-            () =>
-              body.verdict.status !== 200 || (appId.kind === 'existing' && keyId.kind === 'existing')
-                ? body.verdict
-                : notFound('Authorization'),
-          ),
-        );
+        expectVerdict(reply, keyVerdict(appId, keyId, body.verdict));
         const sent =
           reply.status === 200 ? (JSON.parse(body.text ?? '') as { Enabled: boolean }).Enabled : before;
         if (reply.status === 200) expect(reply.json).toEqual({ Enabled: sent });
@@ -269,19 +241,7 @@ const PROPERTIES: Record<string, () => Promise<void>> = {
           'DELETE',
           `/applications/${pathSegmentOf(appId, app)}/authorizations/${pathSegmentOf(keyId, doomed)}`,
         );
-        expectVerdict(
-          reply,
-          verdictOf(
-            [
-              [appId, APPLICATION_ID_PARAM],
-              [keyId, API_KEY_ID_PARAM],
-            ],
-            () =>
-              appId.kind === 'existing' && keyId.kind === 'existing'
-                ? { status: 200 }
-                : notFound('Authorization'),
-          ),
-        );
+        expectVerdict(reply, keyVerdict(appId, keyId));
         expect(await at.countItems('authorizations')).toBe(before - (reply.status === 200 ? 1 : 0));
       }),
       fuzzParameters(RUNS),

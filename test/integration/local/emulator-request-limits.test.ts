@@ -17,7 +17,8 @@ import {
   PARSER_MAX_HEAD_BYTES,
   URL_LENGTH_LIMIT,
 } from '../../../local/api-gateway-emulator/request-limits.js';
-import { lambdaIntegration, rawRequest, signedRequest, type Reply } from './support.js';
+import { expectRefusal } from '../../fuzz/edge/support/error-answers.js';
+import { lambdaIntegration, rawRequest, signedRequest } from './support.js';
 
 const REGION = 'us-east-1';
 const credentials = createLocalCredentials({
@@ -83,16 +84,6 @@ function api(endpointType: ApiDefinition['endpointType']): ApiGatewayEmulator {
 function pathForUrlLength(emulator: ApiGatewayEmulator, length: number): string {
   const prefix = `https://${emulator.apiId}.execute-api.${REGION}.amazonaws.com/prod/open/`;
   return `/open/${'u'.repeat(length - prefix.length)}`;
-}
-
-/** A refusal of the quotas: the status, a small JSON message, nothing of the request echoed. */
-function expectRefusal(reply: Reply, status: number, message: string): void {
-  expect([reply.status, reply.headers['content-type'], reply.json]).toEqual([
-    status,
-    'application/json',
-    { message },
-  ]);
-  expect(reply.body.length).toBeLessThan(100);
 }
 
 describe('URL length (characters of https://<api domain>/<stage>/…)', () => {
