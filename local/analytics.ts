@@ -5,6 +5,8 @@
  * `/<analytics stage>` (default `/live`). No Redshift locally: the warehouse setup routes answer that
  * the warehouse is not configured, as a deployment without a workgroup does.
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { createHandlerFromEnv as createAdmin } from '../lambda/analytics-admin/index.js';
 import { createHandlerFromEnv as createAuthorizer } from '../lambda/analytics-authorizer/index.js';
 import { eventsEnvironment } from '../lambda/analytics-events/config.js';
@@ -35,6 +37,8 @@ export interface LocalAnalytics {
   readonly kinesis: string;
   readonly dynamodb: string;
   readonly streamName: string;
+  /** Clients of the analytics tables and stream (tests read what the handlers stored). */
+  readonly clients: { dynamodb(): DynamoDBClient; kinesis(): KinesisClient };
   close(): Promise<void>;
 }
 
@@ -44,6 +48,8 @@ export async function startLocalAnalytics(opts: {
   credentials: CredentialStore;
   logs: 'json' | 'silent';
   onAccessLog?: (entry: AccessLogEntry) => void;
+  /** binaryMediaTypes of the API: the stack sets none; tests set some. */
+  binaryMediaTypes?: readonly string[];
 }): Promise<LocalAnalytics> {
   const { config } = opts;
   const project = config.projectName;
@@ -109,12 +115,14 @@ export async function startLocalAnalytics(opts: {
       },
       functionName: (handler) => fn(handler.replace(/^analytics-/, '')),
       ...(opts.onAccessLog ? { onAccessLog: opts.onAccessLog } : {}),
+      ...(opts.binaryMediaTypes ? { binaryMediaTypes: opts.binaryMediaTypes } : {}),
     });
     return {
       api,
       kinesis: kinesis.endpoint,
       dynamodb: dynamo.endpoint,
       streamName,
+      clients: { dynamodb: () => dynamo.client(), kinesis: () => kinesis.client() },
       async close() {
         await api.close();
         await Promise.all([kinesis.close(), dynamo.close()]);

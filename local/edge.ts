@@ -4,6 +4,7 @@
  * stacks give them. Their AWS calls go to the loopback stand-ins (real SDK clients), their HTTPS calls
  * to the accelerator / ALB names, which resolve to 127.0.0.1.
  */
+import { randomBytes } from 'node:crypto';
 import { aggregatorEnvironment } from '../lambda/aggregator/config.js';
 import { createHandlerFromEnv as createAggregator } from '../lambda/aggregator/index.js';
 import { createHandlerFromEnv as createControlPlaneProxy } from '../lambda/control-plane-proxy/index.js';
@@ -13,7 +14,7 @@ import { proxyEnvironment } from '../lambda/shared/proxy-config.js';
 import { streamifyResponse } from '../lambda/shared/streaming.js';
 import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../lib/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
-import { albHostParameterName, regionalApiParameterPath } from '../lib/names.js';
+import { albHostParameterName, regionalApiParameterPath, signingKeySecretName } from '../lib/names.js';
 import type { AwsStandIns } from './aws-stand-ins/index.js';
 import type { LocalCredentials } from './credentials.js';
 import {
@@ -39,6 +40,44 @@ export interface EdgeOptions {
   albs: Readonly<Record<string, { dnsName: string; port: number }>>;
   logs: 'json' | 'silent';
   onAccessLog?: (api: string, entry: AccessLogEntry) => void;
+  /** binaryMediaTypes of the global and regional APIs: the stacks set none; tests set some. */
+  binaryMediaTypes?: readonly string[];
+}
+
+export interface EdgeResources {
+  /** ARN of the signing-key secret replica in each region (the global region included). */
+  signingKeySecretArn: (region: string) => string;
+  /** Each region's ALB: the DNS name registered in SSM and ELBv2, and its router's local port. */
+  albs: Record<string, { dnsName: string; port: number }>;
+}
+
+/**
+ * What the stacks create in AWS for the edge, seeded into the stand-ins: the replicated signing-key
+ * secret in every region, each region's ALB (an internal load balancer of this account) and its host
+ * name in SSM, where the regional proxies look it up.
+ */
+export function seedEdgeResources(opts: {
+  config: PlatformConfig;
+  aws: AwsStandIns;
+  signingKey: string;
+  /** Local port of each region's ALB router. */
+  albPorts: Readonly<Record<string, number>>;
+}): EdgeResources {
+  const { config, aws } = opts;
+  const secretArns = new Map<string, string>();
+  for (const region of new Set([config.globalRegion, ...config.regions])) {
+    const secret = JSON.stringify({ current: opts.signingKey });
+    secretArns.set(region, aws.secretsManager.putSecret(region, signingKeySecretName(config), secret));
+  }
+  const albs: Record<string, { dnsName: string; port: number }> = {};
+  for (const [region, port] of Object.entries(opts.albPorts)) {
+    const name = `${config.projectName}-${region}-alb`.slice(0, 32);
+    const dnsName = `internal-${name}-${randomBytes(5).readUInt32BE(0)}.${region}.elb.${config.partition.dnsSuffix}`;
+    aws.elbv2.addLoadBalancer(region, { name, dnsName, scheme: 'internal' });
+    aws.ssm.putParameter(region, albHostParameterName(config), dnsName);
+    albs[region] = { dnsName, port };
+  }
+  return { signingKeySecretArn: (region) => secretArns.get(region) ?? '', albs };
 }
 
 export interface LocalEdge {
@@ -117,6 +156,7 @@ export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
         credentials: opts.credentials,
         lambdas: proxyLambdas(opts, region, 'regional', logger),
         functionName: (handler) => `${config.projectName}-${region}-${handler}`,
+        ...(opts.binaryMediaTypes ? { binaryMediaTypes: opts.binaryMediaTypes } : {}),
         ...(opts.onAccessLog
           ? { onAccessLog: (e: AccessLogEntry) => opts.onAccessLog?.(`regional ${region}`, e) }
           : {}),
@@ -158,6 +198,7 @@ export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
         aggregator: { kind: 'buffered', handler: aggregator },
       },
       functionName: (handler) => `${config.projectName}-global-${handler}`,
+      ...(opts.binaryMediaTypes ? { binaryMediaTypes: opts.binaryMediaTypes } : {}),
       ...(config.waf.enabled ? { waf: config.waf } : {}),
       ...(opts.onAccessLog ? { onAccessLog: (e: AccessLogEntry) => opts.onAccessLog?.('global', e) } : {}),
     });

@@ -4,8 +4,12 @@
  * tokens one at a time and streams them as server-sent events the moment each is produced.
  *
  *   GET  /health            {"status":"ok"}
- *   GET  /v1/models         the one model
+ *   GET  /v1/models         the one model (also /v1/models/<model>)
  *   POST /v1/completions    {"prompt": "...", "max_tokens": 16, "stream": true}
+ *
+ * HEAD answers every GET route with the GET's status and headers and no body, as HTTP servers do, so
+ * the spec's HEAD inference operations have something to reach. A known path with another method is
+ * 405 with `Allow`.
  *
  * `pace(index)` decides when token `index` is produced (default: `tokenDelayMs` after the previous
  * one); tests replace it to hold a token back until the client has seen the earlier ones.
@@ -60,10 +64,29 @@ export function tokenFor(prompt: string, i: number): string {
   return `${i === 0 ? '' : ' '}${WORDS[(offset + i) % WORDS.length] ?? 'token'}`;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  // For HEAD, Node sends the headers (Content-Length included) and drops the body.
   res.end(text);
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string): void {
+  json(
+    res,
+    405,
+    { error: { message: `method not allowed (allowed: ${allow})`, type: 'method_not_allowed' } },
+    { allow },
+  );
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
@@ -146,17 +169,21 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
   const server: Server = createServer(
     { key: opts.certificate.key, cert: opts.certificate.cert },
     (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (req.method === 'GET' && path === '/health') return json(res, 200, { status: 'ok' });
-      if (req.method === 'GET' && (path === '/v1/models' || path === `/v1/models/${model}`)) {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const method = req.method ?? 'GET';
+      const read = method === 'GET' || method === 'HEAD';
+      if (path === '/health' || path === '/v1/models' || path === `/v1/models/${model}`) {
+        if (!read) return methodNotAllowed(res, 'GET, HEAD');
+        if (path === '/health') return json(res, 200, { status: 'ok' });
         const card = { id: model, object: 'model', owned_by: 'gco-platform-local' };
         return json(res, 200, path === '/v1/models' ? { object: 'list', data: [card] } : card);
       }
-      if (req.method === 'POST' && path === '/v1/completions') {
+      if (path === '/v1/completions') {
+        if (method !== 'POST') return methodNotAllowed(res, 'POST');
         complete(req, res).catch(() => res.destroy());
         return;
       }
-      json(res, 404, { error: { message: `no route ${req.method ?? ''} ${path ?? ''}`, type: 'not_found' } });
+      json(res, 404, { error: { message: 'no such route', type: 'not_found' } });
     },
   );
   await new Promise<void>((resolve, reject) => {

@@ -12,14 +12,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type PlatformConfig } from '../lib/config.js';
-import { aggregatorRoleName, albHostParameterName, signingKeySecretName } from '../lib/names.js';
+import { aggregatorRoleName } from '../lib/names.js';
 import { TABLES, tableName } from '../lib/tables.js';
 import { startAccelerator } from './accelerator.js';
 import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
 import { startAwsStandIns } from './aws-stand-ins/index.js';
 import { createLocalCredentials } from './credentials.js';
 import { startLocalDynamo } from './dynamodb.js';
-import { startLocalEdge } from './edge.js';
+import { seedEdgeResources, startLocalEdge } from './edge.js';
 import { registerInferenceEndpoint } from './inference-endpoint.js';
 import type { KubeletTiming } from './kube-api-simulator/index.js';
 import {
@@ -214,35 +214,19 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
       `${'global'.padEnd(14)}${'accelerator'.padEnd(26)}${acceleratorDns} → 127.0.0.1:${accelerator.port}`,
     );
 
-    // What the stacks create in AWS, seeded into the stand-ins: the replicated signing-key secret, each
-    // region's ALB (an internal load balancer of this account) and its host name in SSM.
-    const secretArns = new Map<string, string>();
-    for (const region of new Set([config.globalRegion, ...config.regions])) {
-      secretArns.set(
-        region,
-        aws.secretsManager.putSecret(
-          region,
-          signingKeySecretName(config),
-          JSON.stringify({ current: signingKey }),
-        ),
-      );
-    }
-    const albs: Record<string, { dnsName: string; port: number }> = {};
-    for (const r of regions) {
-      const name = `${PROJECT}-${r.region}-alb`.slice(0, 32);
-      const dnsName = `internal-${name}-${randomBytes(5).readUInt32BE(0)}.${r.region}.elb.${partition.dnsSuffix}`;
-      aws.elbv2.addLoadBalancer(r.region, { name, dnsName, scheme: 'internal' });
-      aws.ssm.putParameter(r.region, albHostParameterName(config), dnsName);
-      albs[r.region] = { dnsName, port: r.alb.port };
-    }
-
+    const { signingKeySecretArn, albs } = seedEdgeResources({
+      config,
+      aws,
+      signingKey,
+      albPorts: Object.fromEntries(regions.map((r) => [r.region, r.alb.port])),
+    });
     const edge = await startLocalEdge({
       config,
       accountId: LOCAL_ACCOUNT_ID,
       credentials,
       aws,
       caPem: ca.cert,
-      signingKeySecretArn: (region) => secretArns.get(region) ?? '',
+      signingKeySecretArn,
       accelerator: { dnsName: acceleratorDns, port: accelerator.port },
       albs,
       logs,

@@ -113,17 +113,18 @@ function safeDecode(text: string): string {
 
 /** The query as the signer wants it: decoded keys and values, repeated keys as arrays, a bare key as ''. */
 export function signerQuery(rawQuery: string): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
+  // A Map, not an object: keys such as `constructor` or `__proto__` are parameters like any other.
+  const query = new Map<string, string | string[]>();
   for (const pair of rawQuery.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const key = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
     const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
-    const previous = query[key];
-    if (previous === undefined) query[key] = value;
-    else query[key] = Array.isArray(previous) ? [...previous, value] : [previous, value];
+    const previous = query.get(key);
+    if (previous === undefined) query.set(key, value);
+    else query.set(key, Array.isArray(previous) ? [...previous, value] : [previous, value]);
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 interface ParsedAuthorization {
@@ -280,11 +281,12 @@ export async function verifySigV4(input: SignedRequestInput, opts: VerifyOptions
   // The request as the caller signed it: only the headers it listed, with the values it sent.
   const q = input.target.indexOf('?');
   const path = q === -1 ? input.target : input.target.slice(0, q);
-  const signedHeaderValues: Record<string, string> = {};
-  for (const name of signed) {
-    const value = headers.get(name);
-    if (value !== undefined) signedHeaderValues[name] = value;
-  }
+  const signedHeaderValues: Record<string, string> = Object.fromEntries(
+    [...signed].flatMap((name) => {
+      const value = headers.get(name);
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
   const bodyHash = sha256Hex(input.body);
   const claimedHash = signedHeaderValues['x-amz-content-sha256'];
   const request = new HttpRequest({

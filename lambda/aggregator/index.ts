@@ -22,6 +22,7 @@ import {
 import { DEFAULT_BUDGET_MS, readAggregatorConfig, type AggregatorSettings } from './config.js';
 import { fanOut, type RegionCall, type RegionResult } from './fan-out.js';
 import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
+import { aggregateOutcome } from './outcome.js';
 
 export const SERVICE_NAME = 'aggregator';
 export const TARGET_REGION_HEADER = 'x-svc-target-region';
@@ -50,7 +51,7 @@ interface RouteContext {
 
 interface Route {
   call: (ctx: RouteContext) => RegionCall;
-  merge: (results: Record<string, RegionResult>, ctx: RouteContext, now: Date) => unknown;
+  merge: (results: Record<string, RegionResult>, ctx: RouteContext, now: Date) => Record<string, unknown>;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -80,8 +81,10 @@ function dryRunOf(body: string | undefined): boolean {
   return typeof parsed === 'object' && parsed !== null && (parsed as { dry_run?: unknown }).dry_run === true;
 }
 
+const HEALTH_PATH = '/api/v1/global/health';
+
 const ROUTES: Readonly<Record<string, Readonly<Partial<Record<string, Route>>>>> = {
-  '/api/v1/global/health': {
+  [HEALTH_PATH]: {
     GET: {
       call: () => ({ method: 'GET', path: '/api/v1/health' }),
       merge: (results, _ctx, now) => mergeHealth(results, now),
@@ -126,14 +129,15 @@ function hasTargetRegionHeader(event: APIGatewayProxyEvent): boolean {
 
 /** API Gateway's decoded query parameters; the multi-value form keeps repeated keys. */
 function queryOf(event: APIGatewayProxyEvent): QueryParameters {
-  const query: Record<string, string | string[]> = {};
+  // A Map: parameters named `constructor` or `__proto__` are parameters like any other.
+  const query = new Map<string, string | string[]>();
   for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values && values.length > 0) query[key] = values.length === 1 ? values[0]! : [...values];
+    if (values && values.length > 0) query.set(key, values.length === 1 ? values[0]! : [...values]);
   }
   for (const [key, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (value !== undefined && !(key in query)) query[key] = value;
+    if (value !== undefined && !query.has(key)) query.set(key, value);
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 function routePath(event: APIGatewayProxyEvent): string {
@@ -246,14 +250,20 @@ export function createHandler(deps: AggregatorDeps): AggregatorHandler {
         duration_ms: result?.duration_ms ?? 0,
       });
     }
+    // No region succeeded: the status says so, and the merged view still says why, region by region.
+    const outcome = aggregateOutcome(results, path === HEALTH_PATH ? 'health' : 'other');
     logger.info('aggregate answered', {
       route: `${event.httpMethod.toUpperCase()} ${path}`,
+      status: outcome.statusCode,
       regions: Object.keys(results).length,
       failed_regions: failed,
       duration_ms: Math.round(performance.now() - started),
     });
 
-    const response = respond(200, merged);
+    const response = respond(
+      outcome.statusCode,
+      outcome.message === undefined ? merged : { message: outcome.message, ...merged },
+    );
     if (Buffer.byteLength(response.body) > MAX_RESPONSE_BYTES) {
       logger.error('merged answer too large', { bytes: Buffer.byteLength(response.body) });
       return message(

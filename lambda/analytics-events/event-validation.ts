@@ -7,7 +7,7 @@
  * - event_timestamp: epoch seconds or milliseconds (a number; below 10^11 it is read as seconds), or an
  *   RFC 3339 date-time with an explicit offset; from 2000-01-01T00:00:00Z to one day after receipt;
  * - event_version, app_version: optional non-empty strings of at most 64 characters;
- * - event_data: optional JSON object of at most 64 KiB serialised;
+ * - event_data: optional JSON object of at most 64 KiB serialised, nested at most 32 levels deep;
  * - nothing else (a misspelt field is reported rather than silently dropped).
  *
  * A valid event becomes the stream record: the event's fields (event_timestamp normalised to epoch
@@ -20,6 +20,8 @@ export const EVENT_LIMITS = {
   textMax: 256,
   versionMax: 64,
   eventDataMaxBytes: 64 * 1024,
+  /** Levels of objects and arrays in event_data: JSON.stringify overflows the stack near 5,000. */
+  eventDataMaxDepth: 32,
   /** Clock skew tolerated for events stamped in the future. */
   futureToleranceMs: 24 * 60 * 60 * 1000,
   earliestMs: Date.UTC(2000, 0, 1),
@@ -102,6 +104,23 @@ export function timestampMs(value: unknown, receivedAt: number): number {
   return ms;
 }
 
+/**
+ * Levels of objects and arrays in a parsed JSON value (a scalar is 0), counted without recursion and
+ * given up on past `limit`: the value may be nested far deeper than the stack allows.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /** Checks one element of `Events`; `receivedAt` is epoch ms. */
 export function validateEvent(raw: unknown, applicationId: string, receivedAt: number): EventCheck {
   try {
@@ -126,6 +145,9 @@ export function validateEvent(raw: unknown, applicationId: string, receivedAt: n
     const data = raw['event_data'];
     if (data !== undefined) {
       if (!isPlainObject(data)) throw new Invalid('event_data must be a JSON object');
+      if (nestingDepth(data, EVENT_LIMITS.eventDataMaxDepth) > EVENT_LIMITS.eventDataMaxDepth) {
+        throw new Invalid(`event_data must be nested at most ${EVENT_LIMITS.eventDataMaxDepth} levels deep`);
+      }
       if (Buffer.byteLength(JSON.stringify(data)) > EVENT_LIMITS.eventDataMaxBytes) {
         throw new Invalid(`event_data must be at most ${EVENT_LIMITS.eventDataMaxBytes} bytes as JSON`);
       }

@@ -4,7 +4,7 @@
  * Order of checks: the authorizer's applicationId must equal the path's (403); the raw body must be at
  * most 5 MiB (413, before parsing); the application must still exist, read consistently, so a deleted
  * application's key stops working even while API Gateway still caches its Allow (403); the body must be
- * `{"Events":[…]}` with 1–500 events (400). Then each event is validated and the valid ones are written
+ * `{"Events":[…]}` (or the game-analytics pipeline's `{"events":[…]}`) with 1–500 events (400). Then each event is validated and the valid ones are written
  * to the stream (ingest.ts: idempotent per batch; kinesis-writer.ts: retries within the deadline). The answer is
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.
  */
@@ -61,15 +61,26 @@ export interface EventsDeps {
 
 const forbidden = (reason: string) => new ApiError(403, 'Forbidden', reason);
 
-/** `{"Events":[…]}` with 1–500 entries; the entries themselves are judged one by one later. */
+/**
+ * The key a batch's events are under: the API's `Events`, or `events` as the game clients of the
+ * existing game-analytics pipeline send them (the same event objects). Both in one body is refused.
+ */
+const BATCH_KEYS = ['Events', 'events'] as const;
+
+/** `{"Events":[…]}` or `{"events":[…]}` with 1–500 entries; the entries are judged one by one later. */
 function eventsOf(body: unknown): unknown[] {
   if (!isPlainObject(body)) throw new ApiError(400, 'Request body must be a JSON object', 'body_not_object');
-  rejectUnknownFields(body, ['Events']);
-  const events = body['Events'];
-  if (events === undefined) throw new ApiError(400, 'Events is required', 'invalid_field');
-  if (!Array.isArray(events)) throw new ApiError(400, 'Events must be an array', 'invalid_field');
+  const present = BATCH_KEYS.filter((k) => Object.hasOwn(body, k));
+  if (present.length > 1) {
+    throw new ApiError(400, 'Send the events as Events or as events, not both', 'both_batch_keys');
+  }
+  const key = present[0] ?? 'Events';
+  rejectUnknownFields(body, [key]);
+  const events = body[key];
+  if (events === undefined) throw new ApiError(400, `${key} is required`, 'invalid_field');
+  if (!Array.isArray(events)) throw new ApiError(400, `${key} must be an array`, 'invalid_field');
   if (events.length < 1 || events.length > MAX_EVENTS) {
-    throw new ApiError(400, `Events must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
+    throw new ApiError(400, `${key} must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
   }
   return events;
 }

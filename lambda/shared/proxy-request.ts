@@ -228,7 +228,7 @@ export function prepareRequest(event: ProxyEvent, opts: PrepareOptions): Outboun
   const incoming = eventHeaders(event);
   const listed = connectionListed(incoming.get('connection'));
 
-  const headers: Record<string, string | string[]> = {};
+  const forwarded = new Map<string, string | string[]>();
   for (const [name, values] of incoming) {
     if (!isForwardableHeader(name, listed) || values.length === 0) continue;
     try {
@@ -237,8 +237,10 @@ export function prepareRequest(event: ProxyEvent, opts: PrepareOptions): Outboun
     } catch {
       throw badRequest(MESSAGES.badHeader, 'bad_header');
     }
-    headers[name] = values.length === 1 ? (values[0] ?? '') : values;
+    forwarded.set(name, values.length === 1 ? (values[0] ?? '') : values);
   }
+  // From a Map: a caller header named `__proto__` is a header like any other, not a prototype.
+  const headers: Record<string, string | string[]> = Object.fromEntries(forwarded);
   headers['host'] = opts.hostHeader;
   const requestId = event.requestContext.requestId;
   if (typeof requestId === 'string' && requestId !== '') headers['x-request-id'] = requestId;

@@ -24,7 +24,8 @@ export interface SigV4Input {
   path: string;
   query?: QueryParameters;
   headers?: Readonly<Record<string, string>>;
-  body?: string;
+  /** Text, or exact bytes (a body that is not UTF-8 is signed as the bytes it is). */
+  body?: string | Uint8Array;
   /** Region of the target API: the signature is only valid there. */
   region: string;
   service?: string;
@@ -39,7 +40,7 @@ export interface SigV4SignedRequest {
   url: string;
   /** Headers to send. `host` is left out: fetch derives the same value from the URL. */
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 /** RFC 3986 percent-encoding, the one SigV4 canonicalizes with (encodeURIComponent leaves !'()* alone). */
@@ -69,10 +70,13 @@ export async function signSigV4(input: SigV4Input): Promise<SigV4SignedRequest> 
   const base = new URL(input.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const path = `${basePath}${input.path}`;
-  const query: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(input.query ?? {})) {
-    query[key] = typeof value === 'string' ? value : [...value];
-  }
+  // fromEntries, not assignment: a parameter named `__proto__` stays a parameter.
+  const query: Record<string, string | string[]> = Object.fromEntries(
+    Object.entries(input.query ?? {}).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : [...value],
+    ]),
+  );
   const request = new HttpRequest({
     method: input.method.toUpperCase(),
     protocol: base.protocol,
@@ -93,10 +97,9 @@ export async function signSigV4(input: SigV4Input): Promise<SigV4SignedRequest> 
     applyChecksum: false,
   });
   const signed = await signer.sign(request, input.signingDate ? { signingDate: input.signingDate } : {});
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(signed.headers)) {
-    if (name.toLowerCase() !== 'host') headers[name] = value;
-  }
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(signed.headers).filter(([name]) => name.toLowerCase() !== 'host'),
+  );
   const queryString = encodeQuery(input.query);
   return {
     method: request.method,

@@ -48,29 +48,36 @@ function safeDecode(text: string): string {
   }
 }
 
+/** Appends `value` under `key` (a Map: a name such as `__proto__` is a key like any other). */
+function append(groups: Map<string, string[]>, key: string, value: string): void {
+  const values = groups.get(key);
+  if (values === undefined) groups.set(key, [value]);
+  else values.push(value);
+}
+
 /** Headers grouped case-insensitively under the first spelling seen, values in arrival order. */
 export function multiValueHeaders(rawHeaders: readonly string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out = new Map<string, string[]>();
   const spelling = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] ?? '';
     const key = spelling.get(name.toLowerCase()) ?? name;
     spelling.set(name.toLowerCase(), key);
-    (out[key] ??= []).push(rawHeaders[i + 1] ?? '');
+    append(out, key, rawHeaders[i + 1] ?? '');
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** Decoded query parameters, repeated keys grouped in order; null when there is no query. */
 export function multiValueQuery(rawQuery: string): Record<string, string[]> | null {
-  const out: Record<string, string[]> = {};
+  const out = new Map<string, string[]>();
   for (const pair of rawQuery.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const key = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
-    (out[key] ??= []).push(eq === -1 ? '' : safeDecode(pair.slice(eq + 1)));
+    append(out, key, eq === -1 ? '' : safeDecode(pair.slice(eq + 1)));
   }
-  return Object.keys(out).length > 0 ? out : null;
+  return out.size > 0 ? Object.fromEntries(out) : null;
 }
 
 function lastValues(multi: Record<string, string[]>): Record<string, string> {

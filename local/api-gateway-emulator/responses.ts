@@ -44,6 +44,13 @@ export function gatewayResponse(
 export const gatewayError = (statusCode: number, errorType: string, message: string | null): HttpAnswer =>
   gatewayResponse(statusCode, errorType, { message });
 
+/** A gateway answer with no error type of API Gateway's own (the request-size quotas). */
+export const jsonAnswer = (statusCode: number, message: string): HttpAnswer => ({
+  statusCode,
+  headers: [['Content-Type', 'application/json']],
+  body: Buffer.from(JSON.stringify({ message })),
+});
+
 export const internalServerError = (): HttpAnswer =>
   gatewayError(502, 'InternalServerErrorException', MESSAGES.internal);
 

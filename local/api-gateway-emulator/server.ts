@@ -33,6 +33,12 @@ import {
   MESSAGES,
   type HttpAnswer,
 } from './responses.js';
+import {
+  methodArnRefusal,
+  PARSER_MAX_HEAD_BYTES,
+  parserRefusal,
+  requestSizeRefusal,
+} from './request-limits.js';
 import { RouteTable } from './routes.js';
 import { StageThrottle } from './throttle.js';
 import { LocalWaf, type LocalWafOptions, type WafRule } from './waf.js';
@@ -41,6 +47,8 @@ import { LocalWaf, type LocalWafOptions, type WafRule } from './waf.js';
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** Lambda's synchronous response payload limit. */
 export const MAX_LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
+/** How long the rest of an unparsable request is drained before its connection is closed anyway. */
+const LINGER_MS = 5_000;
 
 export type AuthorizerAuth = Exclude<RouteAuth, 'iam' | 'none'>;
 
@@ -199,6 +207,15 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
       opts.onAccessLog?.(log);
     });
 
+    // The size quotas come first: nothing of an over-long request is read or routed.
+    const tooBig = requestSizeRefusal(opts.api.endpointType, {
+      method,
+      target,
+      rawHeaders: req.rawHeaders,
+      domainName: stage.domainName,
+    });
+    if (tooBig !== undefined) return finish(tooBig);
+
     let body: Buffer;
     try {
       body = await readBody(req);
@@ -237,6 +254,9 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
     }
     const route = match.route;
     log.resourcePath = match.resourcePath;
+    const methodArn = `arn:${partition.partition}:execute-api:${opts.region}:${opts.accountId}:${apiId}/${opts.api.stage}/${method}${path}`;
+    const arnTooLong = route.auth === 'none' ? undefined : methodArnRefusal(methodArn);
+    if (arnTooLong !== undefined) return finish(arnTooLong);
     if (!throttle.take()) {
       return finish(gatewayError(429, 'TooManyRequestsException', MESSAGES.tooManyRequests));
     }
@@ -267,7 +287,6 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
     } else if (route.auth !== 'none') {
       const authorizer = authorizers.get(route.auth);
       if (authorizer === undefined) return finish(internalServerError());
-      const methodArn = `arn:${partition.partition}:execute-api:${opts.region}:${opts.accountId}:${apiId}/${opts.api.stage}/${method}${path}`;
       const authStarted = now();
       const decision = await authorizer.authorize(
         headerOf(req.rawHeaders, authorizer.identityHeader),
@@ -361,11 +380,24 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
     pipeline(outcome.body, res, () => outcome.release());
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: PARSER_MAX_HEAD_BYTES }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) send(res, randomUUID(), internalServerError());
       else res.destroy();
     });
+  });
+  // A request Node cannot parse (a head over PARSER_MAX_HEAD_BYTES, bytes that are not HTTP) still gets
+  // a JSON answer. The rest of the upload is read and dropped before the socket closes: closing with
+  // unread bytes would make the kernel reset the connection, and the client could lose the answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(parserRefusal(error.code));
+    socket.resume();
+    socket.once('end', () => socket.destroy());
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,7 @@
 /**
- * Validation of the administrative requests (docs/analytics-api.md): path ids are UUIDs, bodies are JSON objects with
- * only the documented fields, Name is 1–128 characters after trimming, Description at most 1024, Enabled
- * a JSON boolean. Every failure is a 400 whose message names the field.
+ * Validation of the administrative requests (docs/analytics-api.md): path ids are UUIDs, bodies are UTF-8
+ * JSON objects with only the documented fields, Name is 1–128 characters after trimming, Description at
+ * most 1024, Enabled a JSON boolean. Every failure is a 400 whose message names the field.
  */
 import { ApiError } from '../errors.js';
 import { isPlainObject, parseJsonBody, rejectUnknownFields } from './http.js';
@@ -9,6 +9,8 @@ import { canonicalUuid, isUuid } from './ids.js';
 
 export const NAME_MAX = 128;
 export const DESCRIPTION_MAX = 1024;
+/** U+FFFD in UTF-8. */
+const REPLACEMENT_CHARACTER = Buffer.from('\uFFFD', 'utf8');
 /** Admin bodies are a few hundred bytes; anything far larger is refused before parsing. */
 export const ADMIN_BODY_MAX_BYTES = 64 * 1024;
 
@@ -33,6 +35,11 @@ export function objectBody(bytes: Buffer, allowed: readonly string[]): Record<st
       `Request body too large (at most ${ADMIN_BODY_MAX_BYTES} bytes)`,
       'body_too_large',
     );
+  }
+  // API Gateway hands a Lambda proxy a text body, with U+FFFD in place of bytes that are not UTF-8:
+  // that character is how a body that was not UTF-8 on the wire shows, so it is refused like one.
+  if (bytes.includes(REPLACEMENT_CHARACTER)) {
+    throw new ApiError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
   }
   const body = parseJsonBody(bytes);
   if (!isPlainObject(body)) throw bad('Request body must be a JSON object', 'body_not_object');

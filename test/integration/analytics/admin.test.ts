@@ -439,6 +439,25 @@ describe('errors are JSON {"message"} naming the problem', () => {
     ],
     ['empty body', 'POST', RESOURCES.applications, () => ({}), undefined, 400, /^Request body is required/],
     [
+      // API Gateway hands the function U+FFFD for every byte sequence that is not UTF-8.
+      'body that was not UTF-8 on the wire',
+      'POST',
+      RESOURCES.applications,
+      () => ({}),
+      '{"Name":"\uFFFD\uFFFD"}',
+      400,
+      /^Request body is not valid UTF-8$/,
+    ],
+    [
+      'key body that was not UTF-8 on the wire',
+      'POST',
+      RESOURCES.authorizations,
+      (a) => ({ app: a }),
+      '{"Name":"key","Description":"caf\uFFFD"}',
+      400,
+      /^Request body is not valid UTF-8$/,
+    ],
+    [
       'oversized body',
       'POST',
       RESOURCES.applications,

@@ -115,6 +115,26 @@ describe('a 500-event batch with invalid events', () => {
   });
 });
 
+describe('the game-analytics pipeline shape {"events": [...]}', () => {
+  test('the same events under events or Events: identical answers and identical records', async () => {
+    const [upper, lower] = [await createApplication(env), await createApplication(env)];
+    const fixtures = mixedBatch(40, 5);
+    const events = fixtures.map((f) => f.event);
+    const before = Date.now();
+    const fromUpper = await sendEvents(env, upper, { Events: events });
+    const fromLower = await sendEvents(env, lower, { events });
+    const after = Date.now();
+    expect(fromLower).toEqual(fromUpper);
+    expect(fromLower.body).toEqual({
+      Total: 40,
+      FailedRecordCount: fixtures.filter((f) => !f.valid).length,
+      Events: expectedResults(fixtures),
+    });
+    expectExactlyOnce(await recordsOf(env, upper), fixtures, upper, [before, after]);
+    expectExactlyOnce(await recordsOf(env, lower), fixtures, lower, [before, after]);
+  });
+});
+
 describe('refusals', () => {
   let app: string;
   beforeAll(async () => {
@@ -138,6 +158,18 @@ describe('refusals', () => {
       'unknown top-level field',
       JSON.stringify({ ...one(), Extra: 1 }),
       /^Unknown field "Extra" \(allowed: Events\)$/,
+    ],
+    [
+      'Events and events in one body',
+      JSON.stringify({ ...one(), events: one().Events }),
+      /^Send the events as Events or as events, not both$/,
+    ],
+    ['events not an array', '{"events": {}}', /^events must be an array$/],
+    ['no events (lower case)', '{"events": []}', /^events must contain 1 to 500 events$/],
+    [
+      'unknown field beside events',
+      JSON.stringify({ events: one().Events, Extra: 1 }),
+      /^Unknown field "Extra" \(allowed: events\)$/,
     ],
   ])('%s → 400', async (_name, body, message) => {
     const res = await sendEvents(env, app, body);

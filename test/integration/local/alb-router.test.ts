@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import Fastify from 'fastify';
 import { startAlbRouter, type AlbRouter } from '../../../local/alb-router.js';
 import { createLocalCa } from '../../../local/tls.js';
 
@@ -219,6 +220,37 @@ describe('forwarding', () => {
     await expect(call(alb, '/healthz', { servername: 'elsewhere.example' })).rejects.toThrow(
       /altnames|hostname/i,
     );
+  });
+});
+
+describe('a target that answers before reading the body', () => {
+  test('a 413 decided from Content-Length passes through, however the upload races the close', async () => {
+    // Fastify (the services' framework) answers 413 from Content-Length and closes the connection
+    // while the upload is still arriving.
+    const service = Fastify({ bodyLimit: 1024 * 1024 });
+    service.post('/api/v1/manifests', async () => ({ ok: true }));
+    await service.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = service.server.address() as AddressInfo;
+    const router = await startAlbRouter({
+      certificate: ca.issue([BACKEND]),
+      targets: { 'manifest-processor': `http://127.0.0.1:${port}` },
+    });
+    try {
+      for (const size of [1_100_000, 5_000_000]) {
+        const answer = await call(router, '/api/v1/manifests', {
+          method: 'POST',
+          headers: ['content-type', 'application/json'],
+          body: 'x'.repeat(size),
+        });
+        expect([answer.status, answer.headers['content-type']]).toEqual([
+          413,
+          'application/json; charset=utf-8',
+        ]);
+      }
+    } finally {
+      await router.close();
+      await service.close();
+    }
   });
 });
 

@@ -24,16 +24,25 @@ export function rawRequest(
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
+    // The request target exactly as written: URL parsing would resolve `.`/`..` (also `%2e`) segments.
+    const target = /^[a-z]+:\/\/[^/?#]+([^#]*)/i.exec(url)?.[1] || '/';
+    const given = new Set((opts.headers ?? []).map(([n]) => n.toLowerCase()));
+    // A body needs framing: Node adds none to GET/DELETE/OPTIONS bodies when headers are an array.
+    const framing: string[] =
+      opts.body !== undefined && !given.has('content-length') && !given.has('transfer-encoding')
+        ? ['Content-Length', String(Buffer.byteLength(opts.body))]
+        : [];
     const req = request(
       {
         host: u.hostname,
         port: u.port,
         method: opts.method ?? 'GET',
-        path: `${u.pathname}${u.search}`,
+        path: target,
         // An array of headers is sent as is: Node adds no Host of its own then.
         headers: [
           ...(opts.headers?.some(([n]) => n.toLowerCase() === 'host') ? [] : ['Host', u.host]),
           ...(opts.headers ?? []).flat(),
+          ...framing,
         ],
       },
       (res) => {
@@ -73,7 +82,8 @@ export interface SignedOptions {
   headers?: Record<string, string>;
   /** Unsigned extra headers (repeats allowed), added after signing. */
   extraHeaders?: [string, string][];
-  body?: string;
+  /** Text, or exact bytes (e.g. bytes that are not UTF-8). */
+  body?: string | Buffer;
   region: string;
   credentials: AwsCredentialIdentity;
   signingDate?: Date;

@@ -1,7 +1,11 @@
-/** Event validation rules (docs/analytics-api.md, "Events"): ids, texts, timestamps and their range, data size. */
+/** Event validation rules (docs/analytics-api.md, "Events"): ids, texts, timestamps and their range, data size and depth. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { EVENT_LIMITS, validateEvent } from '../../../lambda/analytics-events/event-validation.js';
+import {
+  EVENT_LIMITS,
+  nestingDepth,
+  validateEvent,
+} from '../../../lambda/analytics-events/event-validation.js';
 import { uuidv7 } from '../../integration/analytics/fixtures.js';
 
 const APP = randomUUID();
@@ -105,6 +109,21 @@ describe('texts and data', () => {
     );
     expect(messageOf({ event_data: 'text' })).toBe('event_data must be a JSON object');
     expect(messageOf({ event_data: null })).toBe('event_data must be a JSON object');
+  });
+
+  test('event_data is nested at most 32 levels (counted without recursion, so 100 000 levels cannot crash)', () => {
+    const nested = (levels: number) =>
+      JSON.parse(`${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`) as Record<string, unknown>;
+    expect(nestingDepth(nested(32), 32)).toBe(32);
+    expect(check({ event_data: nested(32) }).ok).toBe(true);
+    for (const levels of [33, 5_000, 100_000]) {
+      expect(messageOf({ event_data: nested(levels) })).toBe(
+        'event_data must be nested at most 32 levels deep',
+      );
+    }
+    expect(
+      messageOf({ event_data: { list: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) as unknown } }),
+    ).toBe('event_data must be nested at most 32 levels deep');
   });
 
   test('unknown fields are reported, application_id included (the server sets it); long names are cut', () => {

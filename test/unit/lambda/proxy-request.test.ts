@@ -216,6 +216,25 @@ describe('header rules', () => {
     expect(forwardedFor(new Map(), undefined)).toBeUndefined();
   });
 
+  test('caller names that are also Object.prototype members stay names (events arrive as parsed JSON)', () => {
+    const parsed = JSON.parse(
+      '{"headers":{"__proto__":"a","constructor":"b"},"multiValueHeaders":{"__proto__":["a"],"constructor":["b"]},' +
+        '"queryStringParameters":{"__proto__":"1","constructor":"2"},' +
+        '"multiValueQueryStringParameters":{"__proto__":["1"],"constructor":["2"]}}',
+    ) as Partial<ReturnType<typeof restEvent>>;
+    const prepared = prepareRequest(
+      { ...restEvent({ url: '/api/v1/jobs' }), ...parsed },
+      { hostHeader: HOST },
+    );
+    expect(Object.entries(prepared.headers)).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'a'],
+        ['constructor', 'b'],
+      ]),
+    );
+    expect(prepared.target).toBe('/api/v1/jobs?__proto__=1&constructor=2');
+  });
+
   test('a header value Node cannot send is a 400, not a crash', () => {
     const bad = restEvent({ url: '/api/v1/jobs', headers: [['X-Bad', 'a\nb']] });
     expect(refusal(() => prepareRequest(bad, { hostHeader: HOST })).statusCode).toBe(400);

@@ -322,15 +322,16 @@ describe('aggregator across three regional APIs', () => {
     for (const stub of stubs) expect(stub.received).toEqual([]);
   });
 
-  test('wrong credentials: every region answers 403 and is reported, the aggregate still answers 200', async () => {
+  test('wrong credentials: every region answers 403 and is reported; the aggregate is a 502 (no fault of the caller)', async () => {
     const handler = createHandler({
       discovery: discoveryOf(stubs),
       credentials: { accessKeyId: 'AKIDUNKNOWN', secretAccessKey: 'x' },
       settings: { budgetMs: 5000 },
     });
     const result = await handler(apiEvent('GET', '/api/v1/global/health'));
-    expect(result.statusCode).toBe(200);
+    expect(result.statusCode).toBe(502);
     const body = bodyOf(result);
+    expect(body.message).toMatch(/^No region answered successfully/);
     expect(body.status).toBe('unhealthy');
     expect(body.failed_regions).toEqual([...REGIONS]);
     for (const region of REGIONS) {
@@ -357,6 +358,92 @@ describe('aggregator across three regional APIs', () => {
     });
     expect(body.status).toBe('degraded');
     expect(body.summary).toEqual({ total: 4, healthy: 3, unhealthy: 0, unreachable: 1 });
+  });
+});
+
+describe('the status of the merged answer when no region succeeds', () => {
+  let up: RegionalApiStub[];
+  let unhealthy: RegionalApiStub[];
+  let broken: RegionalApiStub[];
+  let refused: string;
+
+  beforeAll(async () => {
+    up = await Promise.all(
+      ['eu-west-1', 'us-east-1'].map((region) =>
+        startRegionalApiStub({ region, credentials: KNOWN, jobs: JOBS[region] ?? [] }),
+      ),
+    );
+    unhealthy = await Promise.all(
+      ['eu-west-1', 'us-east-1'].map((region) =>
+        startRegionalApiStub({ region, credentials: KNOWN, healthy: false }),
+      ),
+    );
+    broken = [await startRegionalApiStub({ region: 'eu-west-1', credentials: KNOWN, mode: 'error' })];
+    refused = await refusedUrl();
+  });
+  afterAll(async () => {
+    await Promise.all([...up, ...unhealthy, ...broken].map((s) => s.close()));
+  });
+
+  const over = (apis: Record<string, string>) =>
+    createHandler({
+      discovery: new StaticDiscovery(parseRegionalApis(JSON.stringify(apis))),
+      credentials: CREDENTIALS,
+      settings: { budgetMs: 5000 },
+    });
+  const urls = (stubs: RegionalApiStub[]) => Object.fromEntries(stubs.map((s) => [s.region, s.url]));
+
+  test('every region refuses the query with the same 4xx (limit=0): that status, each refusal in place', async () => {
+    const result = await over(urls(up))(apiEvent('GET', '/api/v1/global/jobs', withQuery({ limit: '0' })));
+    expect(result.statusCode).toBe(422);
+    const body = bodyOf(result);
+    expect(body.message).toBe(
+      'Every region refused the request with HTTP 422; the answer of each is in regions.<region>.body',
+    );
+    expect(body.failed_regions).toEqual(['eu-west-1', 'us-east-1']);
+    expect(body.regions['us-east-1']).toMatchObject({ status: 422, ok: false });
+    expect(body.regions['us-east-1'].body.detail[0].loc).toEqual(['query', 'limit']);
+  });
+
+  test('DELETE with no body: every region answers 422 "Field required", so does the aggregate', async () => {
+    const result = await over(urls(up))(apiEvent('DELETE', '/api/v1/global/jobs'));
+    expect(result.statusCode).toBe(422);
+    expect(bodyOf(result).regions['eu-west-1'].body.detail[0].msg).toBe('Field required');
+  });
+
+  test('one region answering is enough for a 200, with the others listed as failed', async () => {
+    const result = await over({ ...urls(up), 'sa-east-1': refused })(apiEvent('GET', '/api/v1/global/jobs'));
+    expect(result.statusCode).toBe(200);
+    const body = bodyOf(result);
+    expect(body.message).toBeUndefined();
+    expect(body.failed_regions).toEqual(['sa-east-1']);
+  });
+
+  test('failures that differ, or that are not refusals of the request (5xx, unreachable): 502', async () => {
+    for (const path of ['/api/v1/global/jobs', '/api/v1/global/status', '/api/v1/global/health']) {
+      const result = await over({ ...urls(broken), 'sa-east-1': refused })(apiEvent('GET', path));
+      expect([path, result.statusCode]).toEqual([path, 502]);
+      const body = bodyOf(result);
+      expect(body.message).toMatch(/^No region answered successfully/);
+      expect(body.regions['sa-east-1'].error).toBe('request failed: ECONNREFUSED');
+    }
+  });
+
+  test('health: no region healthy but some report an unhealthy cluster: 503, like each region', async () => {
+    const result = await over(urls(unhealthy))(apiEvent('GET', '/api/v1/global/health'));
+    expect(result.statusCode).toBe(503);
+    const body = bodyOf(result);
+    expect(body.status).toBe('unhealthy');
+    expect(body.region_status).toEqual({ 'eu-west-1': 'unhealthy', 'us-east-1': 'unhealthy' });
+  });
+
+  test('no regional API at all: 503', async () => {
+    const result = await createHandler({
+      discovery: new StaticDiscovery({ apis: [], problems: [] }),
+      credentials: CREDENTIALS,
+    })(apiEvent('GET', '/api/v1/global/status'));
+    expect(result.statusCode).toBe(503);
+    expect(bodyOf(result).message).toMatch(/^No regional API is registered/);
   });
 });
 
@@ -545,7 +632,8 @@ describe('regional API discovery', () => {
       credentials: CREDENTIALS,
       settings: { expectedRegions: ['eu-west-1', 'us-east-1'] },
     })(apiEvent('GET', '/api/v1/global/health'));
-    expect(known.statusCode).toBe(200);
+    // Every listed region failed: a 502 whose body still names each one.
+    expect(known.statusCode).toBe(502);
     const body = bodyOf(known);
     expect(body.regions['us-east-1'].error).toBe('regional API discovery failed');
     expect(body.failed_regions).toEqual(['eu-west-1', 'us-east-1']);

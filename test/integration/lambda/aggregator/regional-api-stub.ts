@@ -230,6 +230,13 @@ export async function startRegionalApiStub(options: StubOptions): Promise<Region
           case `GET ${STAGE}/api/v1/jobs`: {
             const sort = one(query.sort) ?? 'createdAt:desc';
             const limit = Number(one(query.limit) ?? 50);
+            // The manifest-processor's own refusal of a limit below 1 (HTTPValidationError).
+            if (!(limit >= 1)) {
+              send(res, 422, {
+                detail: [{ loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1' }],
+              });
+              return;
+            }
             const offset = Number(one(query.offset) ?? 0);
             const namespace = one(query.namespace);
             const views = sortJobs(
@@ -249,7 +256,11 @@ export async function startRegionalApiStub(options: StubOptions): Promise<Region
             return;
           }
           case `DELETE ${STAGE}/api/v1/jobs`: {
-            const request = JSON.parse(body.toString('utf8') || '{}') as {
+            if (body.length === 0) {
+              send(res, 422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] });
+              return;
+            }
+            const request = JSON.parse(body.toString('utf8')) as {
               dry_run?: boolean;
               namespace?: string;
             };
