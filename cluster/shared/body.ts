@@ -37,10 +37,21 @@ export function registerRawBodyParser(app: FastifyInstance): void {
   });
 }
 
+interface ObjectSchema {
+  required?: unknown;
+  properties?: Record<string, { default?: unknown } | undefined>;
+}
+
 /** The route's body schema, when it declares one. */
-function bodySchemaOf(request: FastifyRequest): { required?: unknown } | undefined {
+function bodySchemaOf(request: FastifyRequest): ObjectSchema | undefined {
   const schema = request.routeOptions.schema?.body;
-  return typeof schema === 'object' && schema !== null ? (schema) : undefined;
+  return typeof schema === 'object' && schema !== null ? schema : undefined;
+}
+
+/** True when `{}` is a valid body: every field the schema requires has a default. */
+function everyFieldOptional(schema: ObjectSchema): boolean {
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  return required.every((name) => schema.properties?.[String(name)]?.default !== undefined);
 }
 
 const unsupported = (why: string) => new HttpError(415, `Unsupported media type: ${why}`);
@@ -91,8 +102,7 @@ export function decodeJsonBody(request: FastifyRequest, maxDepth = DEFAULT_MAX_J
   if (!schema) return;
   const raw = request.rawBody;
   if (raw === undefined || raw.length === 0) {
-    const required = Array.isArray(schema.required) ? schema.required : [];
-    if (required.length === 0) request.body = {};
+    if (everyFieldOptional(schema)) request.body = {};
     return;
   }
   const contentType = request.headers['content-type'];

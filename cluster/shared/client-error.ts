@@ -12,6 +12,17 @@ import type { Duplex } from 'node:stream';
 const DRAIN_MS = 2_000;
 
 const answered = new WeakSet<Duplex>();
+const HEAD = /^HEAD /;
+
+/**
+ * HEAD when the refused bytes start with its request line. (A request line that arrived in an earlier
+ * packet — a TLS record holds at most 16 KiB — is not seen: that answer keeps its body. Reading every
+ * connection's bytes in JavaScript to know more would cost Node's native parsing on every request.)
+ */
+function isHead(error: NodeJS.ErrnoException): boolean {
+  const packet = (error as { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(packet) && HEAD.test(packet.subarray(0, 5).toString('latin1'));
+}
 
 function answerFor(code: string | undefined): { status: number; detail: string } {
   switch (code) {
@@ -35,13 +46,15 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   answered.add(socket);
   const { status, detail } = answerFor(error.code);
   const body = JSON.stringify({ detail });
+  // An answer to HEAD has no body.
+  const toHead = isHead(error);
   if (socket.writable) {
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
         'Content-Type: application/json\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
-        body,
+        (toHead ? '' : body),
     );
   }
   socket.on('data', () => undefined);
