@@ -42,7 +42,7 @@ export const WebhookRequest = Type.Object(
           description:
             'HMAC-SHA256 key for X-GCO-Signature (1 to 512 characters); write-only (never returned); null or absent: unsigned deliveries',
           [ERROR_HINT]:
-            'send 1 to 512 characters (an empty key would sign with nothing anyone cannot compute), or null for unsigned deliveries',
+            'send 1 to 512 characters, or null for unsigned deliveries (an empty key would give signatures anyone can compute)',
         }),
       ),
     ),
