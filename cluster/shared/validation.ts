@@ -123,7 +123,8 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function quoteList(values: readonly unknown[]): string {
+/** `'a', 'b' or 'c'`: how pydantic lists the expected values of an enum or literal. */
+export function quoteList(values: readonly unknown[]): string {
   const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v)));
   if (quoted.length <= 1) return quoted.join('');
   return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;

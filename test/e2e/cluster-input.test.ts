@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
+import { jobManifest } from '../support/cluster-fixtures.js';
 import { edgeClient, poll, type EdgeClient, type Reply } from './support/edge.js';
 
 let platform: LocalPlatform;
@@ -52,23 +53,8 @@ function send(s: Send): Promise<Reply> {
   return s.api === 'regional' ? edge.regional(region, opts) : edge.global(opts);
 }
 
-function job(name: string) {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name },
-    spec: {
-      template: {
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            { name: 'main', image: 'public.ecr.aws/docker/library/busybox:1.36', command: ['true'] },
-          ],
-        },
-      },
-    },
-  };
-}
+/** A Job the validation policy accepts; the simulated kubelet runs it to success. */
+const job = (name: string) => jobManifest(name, { command: ['true'] });
 
 /** The answer is a small HTTPValidationError whose first item's loc starts with `loc`, nothing internal in it. */
 function expectValidationError(reply: Reply, loc: (string | number)[]): void {

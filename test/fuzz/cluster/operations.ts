@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { ClusterServiceName } from '../../../lib/routing.js';
-import { IMAGE } from '../../support/cluster-fixtures.js';
+import { jobManifest as clusterJobManifest } from '../../support/cluster-fixtures.js';
 import { DEPLOYMENT_REGIONS, MODEL_ENDPOINT, type JsonSchema, type OpenApiDocument } from './harness.js';
 import { freeObject, valueOf } from './schema-arbitrary.js';
 
@@ -70,27 +70,14 @@ const ascii = fc.string({ maxLength: 20, unit: 'grapheme-ascii' });
 /** A batch/v1 Job the validation policy accepts: trusted image, small requests, allowed namespace. */
 export const jobManifest = fc
   .record({ name: dnsLabel, message: ascii, namespace: fc.option(allowedNamespace, { nil: undefined }) })
-  .map(({ name, message, namespace }) => ({
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name, ...(namespace ? { namespace } : {}), labels: { app: 'fuzz' } },
-    spec: {
-      backoffLimit: 0,
-      template: {
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'main',
-              image: IMAGE,
-              command: ['echo', message],
-              resources: { requests: { cpu: '10m', memory: '16Mi' } },
-            },
-          ],
-        },
-      },
-    },
-  }));
+  .map(({ name, message, namespace }) =>
+    clusterJobManifest(name, {
+      command: ['echo', message],
+      cpu: '10m',
+      memory: '16Mi',
+      ...(namespace ? { namespace } : {}),
+    }),
+  );
 
 /** Spot fields come together, at or above the floor (docs/api-limits.md). */
 const spotFields = fc.oneof(

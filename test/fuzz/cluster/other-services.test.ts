@@ -1,5 +1,5 @@
 /** Generated input for health-monitor, inference-proxy and cost-monitor. */
-import { OPERATIONS } from './coverage.js';
+import { OPERATIONS } from '../../support/cluster-operations.js';
 import { fuzzFile } from './run-file.js';
 
 fuzzFile([

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { ClusterServiceName } from '../../../lib/routing.js';
-import { OPERATIONS } from './coverage.js';
+import { OPERATIONS } from '../../support/cluster-operations.js';
 import { startFuzzRegion, type FuzzRegion } from './harness.js';
 import { operationsOf, type Operation } from './operations.js';
 import fc from 'fast-check';

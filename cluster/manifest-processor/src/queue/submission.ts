@@ -5,6 +5,7 @@
  */
 import { itemSizeBytes, MAX_ITEM_BYTES } from '../../../shared/dynamo.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
+import { quoteList } from '../../../shared/validation.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { createExactlyOnce, requestHash, type SubmitOutcome } from './idempotency.js';
 import { jobToItem, type QueuedJob } from './record.js';
@@ -38,18 +39,12 @@ function literal(loc: string, input: unknown, expected: string): ValidationError
   };
 }
 
-/** `'a', 'b' or 'c'`, as pydantic lists the values of an enum. */
-function quoted(values: readonly string[]): string {
-  const q = values.map((v) => `'${v}'`);
-  return q.length <= 1 ? q.join('') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
-}
-
 /** 422s a JSON schema cannot express; all of them at once, as FastAPI reports them. */
 export function checkRequest(body: QueuedJobBody, deploymentRegions: readonly string[]): void {
   const items: ValidationErrorItem[] = [];
   // A job for a region no worker serves would wait forever: only the deployment's regions are accepted.
   if (!deploymentRegions.includes(body.target_region)) {
-    const expected = quoted(deploymentRegions);
+    const expected = quoteList(deploymentRegions);
     items.push({
       loc: ['body', 'target_region'],
       msg: `Input should be ${expected} (the regions of this deployment)`,
