@@ -167,6 +167,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
         const started = await startLocalRegion({
           project: PROJECT,
           region,
+          deploymentRegions: config.regions,
           accountId: LOCAL_ACCOUNT_ID,
           backendHostname: config.backendHostname,
           ca,

@@ -39,6 +39,8 @@ export const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
 export interface LocalRegionOptions {
   project: string;
   region: string;
+  /** Every region of the local deployment (DEPLOYMENT_REGIONS). */
+  deploymentRegions: readonly string[];
   accountId: string;
   /** Host name the ALB's certificate is issued for (`backend.<project>.<internal_domain>`). */
   backendHostname: string;
@@ -177,7 +179,12 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
           // Like a deployment, the local platform adds its own registry (the local account's ECR host).
           ...policyEnvironment({ projectRegistries: [`${opts.accountId}.dkr.ecr.${region}.amazonaws.com`] }),
           ...developerPolicyVariables(process.env),
-          ...queueEnvironment({ region, workerEnabled: true, pollIntervalMs: 1000 }),
+          ...queueEnvironment({
+            region,
+            deploymentRegions: [...opts.deploymentRegions],
+            workerEnabled: true,
+            pollIntervalMs: 1000,
+          }),
           // Local development only: webhook receivers on this machine. A deployment never allows them.
           ...webhookEnvironment({ pollIntervalMs: 1000, allowPrivateTargets: true }),
           ...costMonitorClientEnvironment({ baseUrl: costMonitorUrl, caFile }),

@@ -96,6 +96,28 @@ export function withoutNulls(record: Record<string, unknown>): StoredItem {
   return item;
 }
 
+/** DynamoDB's item size limit (400 KB, attribute names included). */
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+/**
+ * An upper estimate of an item's stored size by DynamoDB's rules (names and strings as UTF-8, a number
+ * at most 21 bytes, 3 bytes per map or list plus 1 per element), so a store can refuse an item that
+ * cannot be written before it writes anything.
+ */
+export function itemSizeBytes(item: StoredItem): number {
+  const size = (value: unknown): number => {
+    if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+    if (typeof value === 'number') return 21;
+    if (typeof value === 'boolean' || value === null || value === undefined) return 1;
+    if (Array.isArray(value)) return value.reduce<number>((sum, v) => sum + 1 + size(v), 3);
+    return Object.entries(value as Record<string, unknown>).reduce(
+      (sum, [name, v]) => sum + Buffer.byteLength(name, 'utf8') + 1 + size(v),
+      3,
+    );
+  };
+  return Object.entries(item).reduce((sum, [name, v]) => sum + Buffer.byteLength(name, 'utf8') + size(v), 0);
+}
+
 /** A string attribute, or null when absent or of another type. */
 export function stringAttribute(item: StoredItem, name: string): string | null {
   const value = item[name];

@@ -3,6 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { EnvReader } from '../../lambda/shared/env.js';
+import { answerClientError } from './client-error.js';
 import type { Service } from './service.js';
 import { onShutdownSignals, type ShutdownOptions } from './shutdown.js';
 import type { TlsMaterial } from './tls-secret.js';
@@ -43,6 +44,8 @@ export async function serveHttps(
     { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: HTTPS_KEEP_ALIVE_TIMEOUT_MS },
     (req, res) => service.app.routing(req, res),
   );
+  // Requests the HTTP parser refuses get the same small JSON answer as on Fastify's own listener.
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -15,6 +15,24 @@ export interface OpenApiOptions {
   authenticated: boolean;
 }
 
+/**
+ * A field with a default may be left out, so the document does not list it as required (as FastAPI
+ * publishes it). TypeBox lists every non-Optional property as required; Ajv fills the default first, so
+ * validation is the same either way.
+ */
+function optionalDefaults(schema: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...schema };
+  for (const part of ['querystring', 'params', 'headers', 'body']) {
+    const object = schema[part] as { required?: unknown; properties?: Record<string, { default?: unknown }> };
+    if (!object || !Array.isArray(object.required)) continue;
+    const required = (object.required as string[]).filter(
+      (name) => object.properties?.[name]?.default === undefined,
+    );
+    out[part] = { ...object, required };
+  }
+  return out;
+}
+
 export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -66,7 +84,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
     },
     // Every operation can answer 422 (unknown or malformed parameters); authenticated ones also 403.
     transform: ({ schema, url }) => {
-      const base = (schema ?? {}) as Record<string, unknown>;
+      const base = optionalDefaults((schema ?? {}) as Record<string, unknown>);
       const response = { ...((base.response as Record<string, unknown> | undefined) ?? {}) };
       response['422'] ??= {
         description: 'Validation Error',

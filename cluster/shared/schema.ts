@@ -10,9 +10,10 @@ type Primitive = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array
 /** `T | null` for a schema with a single primitive `type` (constraints such as `minimum` still apply). */
 export function Nullable<T extends TSchema>(schema: T): ReturnType<typeof Type.Unsafe<Static<T> | null>> {
   const raw = schema as unknown as { type?: Primitive; enum?: unknown[] };
-  if (raw.enum) return Type.Unsafe<Static<T> | null>({ ...schema, enum: [...raw.enum, null] });
+  const type = raw.type ? { type: [raw.type, 'null'] } : {};
+  if (raw.enum) return Type.Unsafe<Static<T> | null>({ ...schema, ...type, enum: [...raw.enum, null] });
   if (!raw.type) throw new Error('Nullable() needs a schema with a single primitive type or an enum');
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [raw.type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ ...schema, ...type });
 }
 
 /** A closed set of strings, published as a plain JSON Schema `enum` (one error type: `enum`). */

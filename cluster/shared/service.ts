@@ -4,7 +4,7 @@
  * body limit and an OpenAPI 3.1 document. A service only adds its routes.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -17,8 +17,12 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
 import { decodeJsonBody, registerRawBodyParser } from './body.js';
+import { boundDetail, boundItems } from './bounded-errors.js';
+import { answerClientError } from './client-error.js';
 import { envelopeHook } from './envelope-hook.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from './errors.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './json-scan.js';
+import { trackRouteMethods } from './options-routes.js';
 import { createLogger } from './logger.js';
 import { createServiceMetrics, registerHttpMetrics, type ServiceMetrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
@@ -50,6 +54,8 @@ export interface ServiceOptions {
   onClose?: () => void | Promise<void>;
   logger?: Logger;
   bodyLimit?: number;
+  /** Deepest nesting of objects and arrays in a JSON body (default 64; docs/api-limits.md). */
+  maxJsonDepth?: number;
   /** Serve HTTPS directly (PEM key and certificate), e.g. cost-monitor on 8443 or a pod without a TLS sidecar. */
   https?: { key: string | Buffer; cert: string | Buffer };
 }
@@ -63,17 +69,30 @@ export interface Service {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Errors Fastify raises before routing (a malformed percent-escape in the URL) keep the {"detail"} shape. */
+/**
+ * Longest path parameter the router matches. Schemas set each parameter's real bound (a 422 names it);
+ * this only keeps the router's own 414, which would echo the whole URL, out of reach (no URL is longer
+ * than the 16 KiB Node allows for the request line and headers).
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
+
+/** Errors Fastify raises before routing keep the {"detail"} shape, with a fixed text: never the URL. */
+const FRAMEWORK_ERROR_DETAIL: Record<string, string> = {
+  FST_ERR_BAD_URL: 'Malformed request URL',
+  FST_ERR_MAX_PARAM_LENGTH: 'Path parameter too long',
+};
+
 const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, _request, reply) => {
   // This hook's reply is typed generically over route schemas it never has; a plain reply is what it is.
   const plain = reply as unknown as FastifyReply;
+  const status = error.statusCode ?? 400;
   void plain
-    .code(error.statusCode ?? 400)
-    .send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'Malformed request URL' : error.message });
+    .code(status)
+    .send({ detail: FRAMEWORK_ERROR_DETAIL[error.code] ?? STATUS_CODES[status] ?? 'Bad Request' });
 };
 
 function validationBody(items: ValidationErrorItem[]): { detail: ValidationErrorItem[] } {
-  return { detail: items };
+  return { detail: boundItems(items) };
 }
 
 export async function createService(opts: ServiceOptions): Promise<Service> {
@@ -89,8 +108,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     },
     forceCloseConnections: 'idle' as const,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: false },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
+    clientErrorHandler: answerClientError,
   };
   // Fastify types an HTTPS instance apart from an HTTP one; every request/response API the services use
   // is the same, so both are handled as one ServiceApp type.
@@ -112,14 +132,20 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     return error;
   });
 
-  // Query strings are closed by default: an unknown parameter is a 422, never silently ignored (a typo
-  // such as `namepsace=` must not turn a filtered request into an unfiltered one). A route that forwards
-  // arbitrary queries (inference) opts out by declaring `additionalProperties: true`.
+  // Query strings and JSON bodies are closed by default: an unknown parameter or top-level field is a
+  // 422 extra_forbidden, never silently ignored (a typo such as `namepsace=` or `stauts` must not turn a
+  // filtered request into an unfiltered one). Free-form objects inside a body (manifests) stay open. A
+  // route that forwards arbitrary queries (inference) opts out by declaring `additionalProperties: true`.
+  const closed = (part: unknown) => {
+    const object = part as Record<string, unknown>;
+    return 'additionalProperties' in object ? object : { ...object, additionalProperties: false };
+  };
+  const optionsRoutes = trackRouteMethods(app);
   app.addHook('onRoute', (route) => {
     if (route.schema && (route.schema as { hide?: boolean }).hide) return;
     const schema = (route.schema ??= {});
-    const query = (schema.querystring ?? { type: 'object', properties: {} }) as Record<string, unknown>;
-    schema.querystring = 'additionalProperties' in query ? query : { ...query, additionalProperties: false };
+    schema.querystring = closed(schema.querystring ?? { type: 'object', properties: {} });
+    if (schema.body) schema.body = closed(schema.body);
   });
 
   registerRawBodyParser(app);
@@ -127,14 +153,18 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     reply.header('x-request-id', request.id);
   });
   if (opts.envelope) app.addHook('preValidation', envelopeHook(opts.envelope, metrics));
-  app.addHook('preValidation', async (request) => decodeJsonBody(request));
+  const maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  app.addHook('preValidation', async (request) => decodeJsonBody(request, maxJsonDepth));
 
   app.setErrorHandler((error: FastifyError | HttpError | RequestValidationError, request, reply) => {
     if (error instanceof RequestValidationError) {
       return reply.code(422).send(validationBody(error.items));
     }
     if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send({ detail: boundDetail(error.detail) });
     }
     if ('validation' in error && error.validation) {
       return reply
@@ -149,9 +179,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       request.log.error({ err: error }, 'unhandled error');
       return reply.code(500).send({ detail: 'Internal Server Error' });
     }
-    // Other framework 4xx (malformed request line, bad content length…): keep the status, never a stack.
+    // Other framework 4xx (bad content length…): keep the status with its standard text, never the
+    // framework's message (it may quote the request).
     request.log.info({ code: error.code, status }, 'request rejected by the framework');
-    return reply.code(status).send({ detail: error.message });
+    return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad Request' });
   });
   app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
 
@@ -164,6 +195,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   registerHttpMetrics(app, metrics);
   registerProbes(app, { service: opts.name, readiness: opts.readiness ?? {}, isDraining: () => draining });
   await opts.routes(app);
+  optionsRoutes.register();
 
   if (opts.onClose) {
     const onClose = opts.onClose;

@@ -20,11 +20,11 @@ const LOC_ROOT: Record<string, string> = {
   headers: 'header',
 };
 
-function newAjv(coerceTypes: boolean | 'array'): Ajv {
+function newAjv(): Ajv {
   const ajv = new Ajv({
-    coerceTypes,
+    coerceTypes: false, // text is converted by pydantic's rules first (coerceText), JSON never is
     allErrors: true, // report every problem at once, as FastAPI does
-    verbose: true, // keep the offending value (`data`) for `input`
+    verbose: true, // keep the offending value (`data`) for `input`, and the schema for its hint
     useDefaults: true,
     removeAdditional: false, // unknown fields are reported (extra_forbidden), never silently dropped
     strict: false,
@@ -33,25 +33,81 @@ function newAjv(coerceTypes: boolean | 'array'): Ajv {
   return ajv;
 }
 
-// Query strings, path parameters and headers arrive as text and are coerced ("5" → 5, "true" → true).
-// JSON bodies are typed already: no coercion, so `null` is never silently turned into 0 or "".
-const textAjv = newAjv('array');
-const bodyAjv = newAjv(false);
+const ajv = newAjv();
+const compiled = new WeakMap<object, ValidateFunction>();
 
-const compiled = new Map<Ajv, WeakMap<object, ValidateFunction>>([
-  [textAjv, new WeakMap()],
-  [bodyAjv, new WeakMap()],
-]);
+/** Query, path and header values are text: each is converted by its declared type before validation. */
+type Scalar = 'integer' | 'number' | 'boolean';
+
+const DECIMAL_INTEGER = /^-?\d+$/;
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const TRUE_WORDS = new Set(['1', 't', 'y', 'on', 'yes', 'true']);
+const FALSE_WORDS = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
+
+/**
+ * Pydantic's lax-mode reading of a text value (docs/service-framework.md, "Validation rules"), except
+ * that integers are plain decimal digits with an optional minus (no `+`, `1.0`, `0x10`, `1e3`, `1_000`,
+ * blanks). A value that does not convert stays text, so validation reports `*_parsing` for it.
+ */
+export function convertText(text: string, type: Scalar): unknown {
+  switch (type) {
+    case 'integer':
+      return DECIMAL_INTEGER.test(text) ? Number(text) : text;
+    case 'number': {
+      const value = DECIMAL_NUMBER.test(text) ? Number(text) : NaN;
+      return Number.isFinite(value) ? value : text;
+    }
+    case 'boolean': {
+      const word = text.toLowerCase();
+      if (TRUE_WORDS.has(word)) return true;
+      if (FALSE_WORDS.has(word)) return false;
+      return text;
+    }
+  }
+}
+
+function scalarType(schema: unknown): Scalar | 'array' | undefined {
+  const declared = (schema as { type?: unknown } | undefined)?.type;
+  const types = Array.isArray(declared) ? declared : [declared];
+  return types.find((t): t is Scalar | 'array' =>
+    ['integer', 'number', 'boolean', 'array'].includes(String(t)),
+  );
+}
+
+/** Converts a flat text object (query, path parameters, headers) in place by its schema's property types. */
+export function coerceText(data: unknown, schema: unknown): void {
+  if (typeof data !== 'object' || data === null) return;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const values = data as Record<string, unknown>;
+  for (const [name, value] of Object.entries(values)) {
+    if (!(name in properties)) continue; // undeclared: reported as extra_forbidden (or an ignored header)
+    const type = scalarType(properties[name]);
+    // A repeated parameter that is not a list takes its last value, as FastAPI reads it.
+    const single: unknown = Array.isArray(value) && type !== 'array' ? value.at(-1) : value;
+    values[name] =
+      typeof single === 'string' && type && type !== 'array' ? convertText(single, type) : single;
+  }
+}
 
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const cache = compiled.get(ajv) ?? new WeakMap<object, ValidateFunction>();
-  let validate = cache.get(schema);
+  let validate = compiled.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);
-    cache.set(schema, validate);
+    compiled.set(schema, validate);
   }
-  return validate;
+  if (httpPart === 'body') return validate;
+  const check = validate;
+  // Fastify reads `errors` off the function it called, so the wrapper carries them over.
+  const textValidator = Object.assign(
+    (data: unknown) => {
+      coerceText(data, schema);
+      const valid = check(data);
+      textValidator.errors = check.errors ?? null;
+      return valid;
+    },
+    { errors: null as ValidateFunction['errors'] },
+  );
+  return textValidator;
 };
 
 function decodePointer(pointer: string): LocSegment[] {
@@ -67,7 +123,8 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function quoteList(values: readonly unknown[]): string {
+/** `'a', 'b' or 'c'`: how pydantic lists the expected values of an enum or literal. */
+export function quoteList(values: readonly unknown[]): string {
   const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v)));
   if (quoted.length <= 1) return quoted.join('');
   return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
@@ -158,8 +215,21 @@ const BOUNDS: Record<string, (limit: number, length: number) => BoundItem> = {
   }),
 };
 
-/** Maps one Ajv error to a FastAPI ValidationError item. */
+/**
+ * Schema annotation: what to do when the value is refused, appended to the error's message. Used where a
+ * bound is stricter than the spec or not obvious (docs/api-limits.md).
+ */
+export const ERROR_HINT = 'x-error-hint';
+
+/** Maps one Ajv error to a FastAPI ValidationError item, with the field's hint when it has one. */
 export function toValidationItem(error: ErrorObject, httpPart: string): ValidationErrorItem {
+  const item = baseItem(error, httpPart);
+  const hint: unknown = error.parentSchema?.[ERROR_HINT];
+  const ownError = !['required', 'additionalProperties'].includes(error.keyword);
+  return typeof hint === 'string' && ownError ? { ...item, msg: `${item.msg}; ${hint}` } : item;
+}
+
+function baseItem(error: ErrorObject, httpPart: string): ValidationErrorItem {
   const root = LOC_ROOT[httpPart] ?? httpPart;
   const path = decodePointer(error.instancePath);
   const loc: LocSegment[] = [root, ...path];
@@ -221,6 +291,8 @@ export function toValidationItem(error: ErrorObject, httpPart: string): Validati
         msg: `Value error, must be a valid ${String(params.format)}`,
         ctx: { format: params.format },
       };
+    case 'uniqueItems':
+      return { loc, input, type: 'value_error', msg: 'Value error, items must not repeat' };
     default:
       return { loc, input, type: 'value_error', msg: `Value error, ${error.message ?? 'invalid value'}` };
   }
@@ -247,16 +319,4 @@ export function toValidationItems(errors: readonly ErrorObject[], httpPart: stri
     items.push(item);
   }
   return items;
-}
-
-/** FastAPI's answer for a body that is not valid JSON. */
-export function jsonDecodeItem(error: Error): ValidationErrorItem {
-  const position = /position (\d+)/.exec(error.message)?.[1];
-  return {
-    loc: ['body', position === undefined ? 0 : Number(position)],
-    msg: 'JSON decode error',
-    type: 'json_invalid',
-    input: {},
-    ctx: { error: error.message },
-  };
 }

@@ -27,6 +27,8 @@ export interface ClusterServicesProps {
   readonly projectName: string;
   /** Region of the global stack, where the central tables live. */
   readonly globalRegion: string;
+  /** Every region of the deployment (DEPLOYMENT_REGIONS: the regions a queued job may target). */
+  readonly deploymentRegions: readonly string[];
   /** The region's EKS cluster. */
   readonly cluster: ICluster;
   /** The ALB target group of each ALB-facing service (bound to its pods by a TargetGroupBinding). */
@@ -51,7 +53,7 @@ export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
 /** DynamoDB actions each service issues, per table (read from the services' stores). */
 const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableDefinition, string[]][]>> = {
   'manifest-processor': [
-    [TABLES.jobQueue, ['GetItem', 'PutItem', 'UpdateItem', 'Query']],
+    [TABLES.jobQueue, ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']],
     [TABLES.jobTemplates, ['GetItem', 'PutItem', 'DeleteItem', 'Scan']],
     [TABLES.webhooks, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
     [TABLES.webhookDeliveries, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
@@ -208,6 +210,7 @@ export class ClusterServices extends Construct {
     const values: Record<string, string> = {
       REGION: stack.region,
       GLOBAL_REGION: props.globalRegion,
+      DEPLOYMENT_REGIONS: props.deploymentRegions.join(','),
       CLUSTER_NAME: cluster.clusterName,
       VPC_CIDR: props.vpcCidr,
       SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,

@@ -145,6 +145,7 @@ export class RegionalStack extends PlatformStack {
     this.services = new ClusterServices(this, 'Services', {
       projectName: config.projectName,
       globalRegion: config.globalRegion,
+      deploymentRegions: config.regions,
       cluster,
       targetGroups: this.alb.targetGroups,
       vpcCidr: vpc.vpcCidrBlock,

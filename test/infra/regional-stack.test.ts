@@ -571,7 +571,9 @@ describe('default config (commercial partition, regional API closed to the accou
           .flatMap((s) => list(s.Action) as string[])
           .sort();
       const table = (name: string) => `:dynamodb:us-east-2:<token>:table/gco-${name}`;
+      // DeleteItem: a submission whose job cannot be written releases its Idempotency-Key (docs/queue.md).
       expect(actionsOn('ServicesManifestProcessorRole', table('job-queue'))).toEqual([
+        'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',

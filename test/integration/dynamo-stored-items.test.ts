@@ -113,6 +113,7 @@ async function fillQueue(): Promise<void> {
     store,
     policy: new ValidationPolicy(loadPolicyConfig(POLICY_ENV)),
     idempotencyTtlHours: 24,
+    deploymentRegions: [REGION],
   };
   const submit = async (name: string, at: number, extra: Record<string, unknown> = {}, key?: string) =>
     (

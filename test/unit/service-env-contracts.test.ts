@@ -73,6 +73,7 @@ describe('environment contracts round-trip: load(environment(v)) equals v', () =
     const v = {
       tableName: 'gco-job-queue',
       region: 'ap-south-1',
+      deploymentRegions: ['ap-south-1', 'eu-west-1'],
       workerEnabled: true,
       pollIntervalMs: 1_000,
       leaseMs: 90_000,

@@ -10,6 +10,7 @@ import { EnvReader } from '../../../lambda/shared/env.js';
 import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../shared/json-scan.js';
 import { createService, type Service } from '../../shared/service.js';
 import { ManifestApplier } from './apply.js';
 import { createCentralTableFeatures, type CentralTableFeatures } from './central-table-features.js';
@@ -59,6 +60,8 @@ export async function createManifestProcessor(deps: ManifestProcessorDeps): Prom
     description:
       'Submits, validates and deletes cluster manifests; lists, inspects, retries and deletes jobs',
     envelope: deps.envelope,
+    // A manifest may nest as deep as the policy allows; it sits two levels down in a submission body.
+    maxJsonDepth: Math.max(DEFAULT_MAX_JSON_DEPTH, deps.policy.config.maxDepth + 2),
     ...(deps.logger ? { logger: deps.logger } : {}),
     readiness: { ...(centralTables?.readiness ?? {}) },
     onClose: async () => {

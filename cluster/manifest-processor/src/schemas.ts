@@ -1,6 +1,7 @@
 /** Request schemas of manifest-processor (docs/manifest-processor.md): every field, default and bound as specified. */
 import { Type, type Static } from 'typebox';
 import { FreeFormObject, Nullable, StringEnum } from '../../shared/schema.js';
+import { ERROR_HINT } from '../../shared/validation.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -59,11 +60,29 @@ export const ResourceQuery = Type.Object({
   kind: Type.String({ default: 'Deployment' }),
 });
 
-export const JobPath = Type.Object({ namespace: Type.String(), name: Type.String() });
+/**
+ * Path parameters that name Kubernetes objects (docs/api-limits.md). A namespace is a DNS-1123 label; an
+ * object name follows Kubernetes' path-segment rule (never `.` or `..`, no `/` or `%`), since the name
+ * becomes a segment of the API server URL and `..` would make it another URL.
+ */
+const NamespaceParam = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  [ERROR_HINT]: 'a namespace is 1 to 63 lower-case letters, digits and "-"',
+});
+const ObjectNameParam = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^(?!\\.\\.?$)[^/%]+$',
+  [ERROR_HINT]: 'a Kubernetes name has 1 to 253 characters, is not "." or "..", and holds no "/" or "%"',
+});
+
+export const JobPath = Type.Object({ namespace: NamespaceParam, name: ObjectNameParam });
 export const PodPath = Type.Object({
-  namespace: Type.String(),
-  name: Type.String(),
-  pod_name: Type.String(),
+  namespace: NamespaceParam,
+  name: ObjectNameParam,
+  pod_name: ObjectNameParam,
 });
 
 export const DeleteJobQuery = Type.Object({

@@ -35,6 +35,8 @@ import { signedCaller, type SignedCall, type SignedReply } from '../../support/s
 import { waitFor } from '../../support/wait-for.js';
 
 export const REGION = 'us-east-1';
+/** The regions a queued job may target in these tests (DEPLOYMENT_REGIONS). */
+export const DEPLOYMENT_REGIONS = [REGION, 'eu-west-1'];
 
 export interface HarnessOptions {
   leaseMs?: number;
@@ -141,6 +143,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
         store,
         policy,
         worker,
+        deploymentRegions: DEPLOYMENT_REGIONS,
         now: () => clock.now(),
       });
     },

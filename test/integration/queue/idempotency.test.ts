@@ -1,5 +1,6 @@
 import { requestHash } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { normalise } from '../../../cluster/manifest-processor/src/queue/submission.js';
+import { createExactlyOnce } from '../../../cluster/manifest-processor/src/queue/idempotency.js';
+import { enqueuedJob, normalise } from '../../../cluster/manifest-processor/src/queue/submission.js';
 import { jobManifest, REGION, startQueueHarness, type QueueHarness } from './harness.js';
 
 describe('central job queue: exactly once with Idempotency-Key', () => {
@@ -109,6 +110,62 @@ describe('central job queue: exactly once with Idempotency-Key', () => {
     }
     expect((await h.call('GET', '/api/v1/queue/stats')).body.total).toBe(1);
     expect((await h.submit(body('different'), { 'idempotency-key': 'crashed' })).status).toBe(409);
+  });
+
+  test('a refused submission leaves nothing behind: the corrected body with the same key creates the job', async () => {
+    // The sequence of issue 13: out-of-range prices sent with a key, then the corrected request.
+    for (const price of [1e126, 1e300, 1e-131]) {
+      const refused = await h.submit(
+        body('priced', { max_spot_price: price, spot_instance_type: 'm5.large' }),
+        {
+          'idempotency-key': 'corrected-later',
+        },
+      );
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'max_spot_price'] });
+    }
+    expect(await h.store.getIdempotencyRecord('corrected-later')).toBeUndefined();
+    expect((await h.call('GET', '/api/v1/queue/stats')).body.total).toBe(0);
+
+    const corrected = await h.submit(
+      body('priced', { max_spot_price: 0.5, spot_instance_type: 'm5.large' }),
+      {
+        'idempotency-key': 'corrected-later',
+      },
+    );
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.idempotent_replay).toBe(false);
+    const fetched = await h.call('GET', `/api/v1/queue/jobs/${String(corrected.body.job_id)}`);
+    expect(fetched.status).toBe(200);
+  });
+
+  test('a job the table refuses after its key was bound releases the key', async () => {
+    // DynamoDB (dynalite) refuses an item over 400 KB: step 2 fails after step 1 succeeded.
+    const request = normalise({ ...body('huge'), namespace: 'svc-jobs', priority: 0 });
+    const manifest = {
+      ...request.manifest,
+      metadata: { name: 'huge', annotations: { a: 'x'.repeat(450_000) } },
+    };
+    const hash = requestHash({ ...request, manifest });
+    const build = (jobId: string, createdAt: string, key: string | null) =>
+      enqueuedJob(
+        { ...request, manifest, job_id: jobId, idempotency_key: key, request_hash: hash },
+        createdAt,
+      );
+    const write = createExactlyOnce({
+      store: h.store,
+      key: 'released',
+      hash,
+      build,
+      now: h.clock.now(),
+      ttlHours: 24,
+    });
+    await expect(write).rejects.toThrow(/size/i);
+    expect(await h.store.getIdempotencyRecord('released')).toBeUndefined();
+    expect((await h.call('GET', '/api/v1/queue/stats')).body.total).toBe(0);
+    // The key is free: a submission with it creates its job.
+    const next = await h.submit(body('after-release'), { 'idempotency-key': 'released' });
+    expect(next.body).toMatchObject({ idempotent_replay: false, status: 'queued' });
   });
 
   test('a key whose record expired binds a new job', async () => {

@@ -30,10 +30,12 @@ describe('loadQueueConfig', () => {
         QUEUE_IDEMPOTENCY_TTL_HOURS: '48',
         QUEUE_MAX_CONSECUTIVE_FAILURES: '3',
         QUEUE_WORKER_ID: 'w-1',
+        DEPLOYMENT_REGIONS: 'us-east-1, eu-west-1',
       }),
     ).toEqual({
       tableName: 'gco-job-queue',
       region: 'us-east-1',
+      deploymentRegions: ['us-east-1', 'eu-west-1'],
       workerEnabled: true,
       pollIntervalMs: 1000,
       leaseMs: 120_000,
@@ -46,6 +48,13 @@ describe('loadQueueConfig', () => {
       maxConsecutiveFailures: 3,
       workerId: 'w-1',
     });
+  });
+
+  test('the deployment regions default to the worker’s own and must include it', () => {
+    expect(loadQueueConfig(base).deploymentRegions).toEqual(['us-east-1']);
+    expect(() => loadQueueConfig({ ...base, DEPLOYMENT_REGIONS: 'eu-west-1' })).toThrow(
+      /DEPLOYMENT_REGIONS: must include this worker's region us-east-1/,
+    );
   });
 
   test('the region falls back to REGION, then AWS_REGION', () => {

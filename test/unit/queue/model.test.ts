@@ -190,7 +190,7 @@ describe('request checks beyond the schema', () => {
   });
   const locs = (b: ReturnType<typeof body>) => {
     try {
-      checkRequest(b);
+      checkRequest(b, ['us-east-1']);
       return [];
     } catch (error) {
       return (error as RequestValidationError).items.map((i) => i.loc.join('.'));
@@ -204,6 +204,10 @@ describe('request checks beyond the schema', () => {
     expect(locs(body({ spot_instance_type: 'm5.large', max_spot_price: null }))).toEqual([
       'body.max_spot_price',
     ]);
+  });
+
+  test('the target region is one of the deployment regions', () => {
+    expect(locs(body({ target_region: 'us-eats-1' }))).toEqual(['body.target_region']);
   });
 
   test('only batch/v1 Job manifests', () => {

@@ -8,6 +8,8 @@ export interface QueueConfig {
   tableName: string;
   /** Region whose jobs this processor's worker dispatches (QUEUE_REGION). */
   region: string;
+  /** Every region of the deployment: the target_region values a submission may name (DEPLOYMENT_REGIONS). */
+  deploymentRegions: string[];
   /** Run the worker continuously (CENTRAL_QUEUE_WORKER_ENABLED); POST /queue/poll works either way. */
   workerEnabled: boolean;
   pollIntervalMs: number;
@@ -45,6 +47,7 @@ export const QUEUE_DEFAULTS = {
 const VARIABLES = {
   tableName: TABLES.jobQueue.envVar,
   region: 'QUEUE_REGION',
+  deploymentRegions: 'DEPLOYMENT_REGIONS',
   workerEnabled: 'CENTRAL_QUEUE_WORKER_ENABLED',
   pollIntervalMs: 'QUEUE_POLL_INTERVAL_MS',
   leaseMs: 'QUEUE_LEASE_MS',
@@ -79,11 +82,17 @@ export function loadQueueConfig(env: EnvSource = process.env): QueueConfig {
     if (region === '') {
       read.problem(`${VARIABLES.region}: required (nor REGION / AWS_REGION; the region this worker serves)`);
     }
+    // Unset means a deployment of this one region; the regional stack always sets the full list.
+    const deploymentRegions = read.list(VARIABLES.deploymentRegions, region === '' ? [] : [region]);
+    if (region !== '' && !deploymentRegions.includes(region)) {
+      read.problem(`${VARIABLES.deploymentRegions}: must include this worker's region ${region}`);
+    }
     const integer = (field: keyof typeof QUEUE_DEFAULTS) =>
       read.integer(VARIABLES[field], QUEUE_DEFAULTS[field], BOUNDS[field]);
     return {
       tableName,
       region,
+      deploymentRegions,
       workerEnabled: read.boolean(VARIABLES.workerEnabled, false),
       pollIntervalMs: integer('pollIntervalMs'),
       leaseMs: integer('leaseMs'),

@@ -9,6 +9,10 @@
  * If the job is missing, the winner died (or is still) between 1 and 2: the loser writes the very same
  * job — same id, same created_at, same validated body — under the same condition, so exactly one job
  * exists whoever finishes first. The job is never created before its id is durably bound to the key.
+ *
+ * A failed submission leaves nothing behind: everything is validated before step 1, and when step 2
+ * fails (the table refuses the item, or is unreachable) the record is released again, only if it still
+ * names this attempt's job, so the corrected request can use the same key.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { HttpError } from '../../../shared/errors.js';
@@ -76,7 +80,14 @@ export async function createExactlyOnce(opts: {
     );
     if (claimed) {
       const job = build(jobId, createdAt, key);
-      if (await store.createJob(job)) return { job, replay: false };
+      let created: boolean;
+      try {
+        created = await store.createJob(job);
+      } catch (error) {
+        await store.releaseIdempotencyRecord(key, jobId, hash).catch(() => undefined);
+        throw error;
+      }
+      if (created) return { job, replay: false };
       // A concurrent replay completed our record first (see below): same job, already written.
       return { job: (await store.getJob(jobId)) ?? job, replay: false };
     }

@@ -89,6 +89,7 @@ export function createQueue(opts: QueueOptions): Queue {
       store,
       policy: opts.policy,
       worker,
+      deploymentRegions: config.deploymentRegions,
       idempotencyTtlHours: config.idempotencyTtlHours,
       retentionDays: config.retentionDays,
       ...(opts.now ? { now: opts.now } : {}),

@@ -23,6 +23,8 @@ export interface QueueRouteDeps {
   policy: ValidationPolicy;
   /** POST /queue/poll runs one pass of this worker (whether or not it also runs continuously). */
   worker: QueueWorker;
+  /** The deployment's regions: a job's target_region must be one (DEPLOYMENT_REGIONS). */
+  deploymentRegions: readonly string[];
   idempotencyTtlHours?: number;
   retentionDays?: number;
   now?: () => number;
@@ -82,6 +84,7 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
           store: deps.store,
           policy: deps.policy,
           idempotencyTtlHours: deps.idempotencyTtlHours ?? QUEUE_DEFAULTS.idempotencyTtlHours,
+          deploymentRegions: deps.deploymentRegions,
         },
         request.body,
         key,

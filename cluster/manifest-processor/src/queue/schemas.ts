@@ -1,6 +1,7 @@
 /** Request schemas of the central job queue operations (docs/queue.md: QueuedJobRequest, /api/v1/queue/*). */
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
+import { ERROR_HINT } from '../../../shared/validation.js';
 
 /** Queue states (docs/queue.md has the diagram). */
 export const QUEUE_STATUSES = [
@@ -18,10 +19,23 @@ export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed',
 /** Default namespace of a queued job (QueuedJobRequest, docs/queue.md). */
 export const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
 
+/**
+ * Accepted max_spot_price, USD per hour (docs/api-limits.md): the spec says only "> 0"; the bounds are
+ * EC2's spot-price precision (six decimals) and a ceiling far above any instance's price, and keep the
+ * value inside what DynamoDB can store (1e-130 to 1e125).
+ */
+export const MIN_SPOT_PRICE = 0.000001;
+export const MAX_SPOT_PRICE = 10_000;
+export const SPOT_PRICE_HINT = `max_spot_price is USD per hour with EC2's six-decimal precision: send a value from ${MIN_SPOT_PRICE} to ${MAX_SPOT_PRICE} (docs/api-limits.md)`;
+
 export const QueuedJobRequest = Type.Object(
   {
     manifest: Type.Record(Type.String(), Type.Unknown(), { description: 'batch/v1 Job manifest' }),
-    target_region: Type.String({ minLength: 1, maxLength: 64, description: 'Region that executes the job' }),
+    target_region: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "Region that executes the job: one of the deployment's regions",
+    }),
     namespace: Type.String({ default: DEFAULT_QUEUE_NAMESPACE, minLength: 1 }),
     priority: Type.Integer({
       default: 0,
@@ -35,9 +49,12 @@ export const QueuedJobRequest = Type.Object(
     max_spot_price: Type.Optional(
       Nullable(
         Type.Number({
+          // The spec's "> 0"; the floor (MIN_SPOT_PRICE) is checked with the cross-field rules.
           exclusiveMinimum: 0,
+          maximum: MAX_SPOT_PRICE,
           description:
-            'USD per hour; dispatch waits until the spot price of spot_instance_type in the target region is at or below it',
+            'USD per hour (0.000001 to 10000); dispatch waits until the spot price of spot_instance_type in the target region is at or below it',
+          [ERROR_HINT]: SPOT_PRICE_HINT,
         }),
       ),
     ),
@@ -51,8 +68,9 @@ export const QueuedJobRequest = Type.Object(
       ),
     ),
   },
-  // Closed: a misspelt max_spot_price must not silently turn a price-gated job into an immediate one.
-  { title: 'QueuedJobRequest', additionalProperties: false },
+  // Closed like every body (service framework): a misspelt max_spot_price must not silently turn a
+  // price-gated job into an immediate one.
+  { title: 'QueuedJobRequest' },
 );
 export type QueuedJobBody = Static<typeof QueuedJobRequest>;
 

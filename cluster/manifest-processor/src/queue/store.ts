@@ -4,6 +4,7 @@
  * never both win; the loser sees `undefined` and re-reads. No transactions: single-item conditions only.
  */
 import {
+  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -193,6 +194,25 @@ export class QueueStore extends TableStore {
       ),
     );
     return written !== undefined;
+  }
+
+  /**
+   * Gives a key back after its job could not be written: deletes the record only while it still binds
+   * the key to that job and body (a concurrent replay may have written the job meanwhile; then the
+   * record and the job both stay).
+   */
+  async releaseIdempotencyRecord(key: string, jobId: string, requestHash: string): Promise<void> {
+    if (await this.getJob(jobId)) return;
+    await unlessConditionFailed(
+      this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: `${IDEMPOTENCY_PREFIX}${key}` },
+          ConditionExpression: 'job_id = :job AND request_hash = :hash',
+          ExpressionAttributeValues: { ':job': jobId, ':hash': requestHash },
+        }),
+      ),
+    );
   }
 
   async getIdempotencyRecord(key: string): Promise<IdempotencyRecord | undefined> {

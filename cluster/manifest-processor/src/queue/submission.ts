@@ -1,16 +1,22 @@
 /**
- * POST /api/v1/queue/jobs: checks a QueuedJobRequest beyond its JSON schema (spot fields come together,
- * the manifest is a batch/v1 Job, the full validation policy), then queues it exactly once.
+ * POST /api/v1/queue/jobs: checks a QueuedJobRequest beyond its JSON schema (the target region is a
+ * deployment region, spot fields come together, the manifest is a batch/v1 Job, the full validation
+ * policy, the record fits a DynamoDB item), all before the first write, then queues it exactly once.
  */
+import { itemSizeBytes, MAX_ITEM_BYTES } from '../../../shared/dynamo.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
+import { quoteList } from '../../../shared/validation.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { createExactlyOnce, requestHash, type SubmitOutcome } from './idempotency.js';
-import type { QueuedJob } from './record.js';
-import type { QueuedJobBody } from './schemas.js';
+import { jobToItem, type QueuedJob } from './record.js';
+import { MIN_SPOT_PRICE, SPOT_PRICE_HINT, type QueuedJobBody } from './schemas.js';
 import type { QueueStore } from './store.js';
 
 /** DynamoDB items stop at 400 KB; the manifest is stored as JSON text next to the record's fields. */
 export const MAX_MANIFEST_BYTES = 300_000;
+
+/** Job ids are UUIDs: this stands in for one when the record's size is checked before it is written. */
+const LONGEST_JOB_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The request with defaults applied and optional fields made explicit: what the idempotency hash covers. */
 export interface NormalisedRequest {
@@ -34,10 +40,30 @@ function literal(loc: string, input: unknown, expected: string): ValidationError
 }
 
 /** 422s a JSON schema cannot express; all of them at once, as FastAPI reports them. */
-export function checkRequest(body: QueuedJobBody): void {
+export function checkRequest(body: QueuedJobBody, deploymentRegions: readonly string[]): void {
   const items: ValidationErrorItem[] = [];
+  // A job for a region no worker serves would wait forever: only the deployment's regions are accepted.
+  if (!deploymentRegions.includes(body.target_region)) {
+    const expected = quoteList(deploymentRegions);
+    items.push({
+      loc: ['body', 'target_region'],
+      msg: `Input should be ${expected} (the regions of this deployment)`,
+      type: 'enum',
+      input: body.target_region,
+      ctx: { expected },
+    });
+  }
   const price = body.max_spot_price ?? null;
   const type = body.spot_instance_type ?? null;
+  if (price !== null && price < MIN_SPOT_PRICE) {
+    items.push({
+      loc: ['body', 'max_spot_price'],
+      msg: `Input should be greater than or equal to ${MIN_SPOT_PRICE}; ${SPOT_PRICE_HINT}`,
+      type: 'greater_than_equal',
+      input: price,
+      ctx: { ge: MIN_SPOT_PRICE },
+    });
+  }
   if (price !== null && type === null) {
     items.push({
       loc: ['body', 'spot_instance_type'],
@@ -123,6 +149,8 @@ export interface SubmissionDeps {
   store: QueueStore;
   policy: ValidationPolicy;
   idempotencyTtlHours: number;
+  /** Regions a job may target (DEPLOYMENT_REGIONS). */
+  deploymentRegions: readonly string[];
 }
 
 export async function submitJob(
@@ -131,7 +159,7 @@ export async function submitJob(
   idempotencyKey: string | undefined,
   now: number,
 ): Promise<SubmitOutcome> {
-  checkRequest(body);
+  checkRequest(body, deps.deploymentRegions);
   const request = normalise(body);
   const violations = deps.policy.check([request.manifest], request.namespace);
   if (violations.length > 0) {
@@ -165,6 +193,16 @@ export async function submitJob(
       },
       createdAt,
     );
+  // The largest record this submission can write (an id and a key of the longest form) must fit.
+  const itemBytes = itemSizeBytes(
+    jobToItem(build(LONGEST_JOB_ID, new Date(now).toISOString(), idempotencyKey ?? null)),
+  );
+  if (itemBytes > MAX_ITEM_BYTES) {
+    throw new HttpError(
+      413,
+      `The job record would be ${itemBytes} bytes; DynamoDB stores at most ${MAX_ITEM_BYTES} per item: send fewer or shorter labels, or a smaller manifest`,
+    );
+  }
   return createExactlyOnce({
     store: deps.store,
     key: idempotencyKey,

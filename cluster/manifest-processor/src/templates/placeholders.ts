@@ -18,7 +18,7 @@ const NAME = '[A-Za-z_][A-Za-z0-9_-]*';
 const WHOLE = new RegExp(`^\\{\\{\\s*(${NAME})\\s*\\}\\}$`);
 const EMBEDDED = new RegExp(`\\{\\{\\s*(${NAME})\\s*\\}\\}`, 'g');
 
-/** Set from the request (job name and namespace); templates and callers cannot supply them as parameters. */
+/** Always the request's job name and namespace, whatever a template's defaults say. */
 export const RESERVED_PARAMETERS: readonly string[] = ['name', 'namespace'];
 
 /** Rendered manifests may grow by at most this much inserted text (a template reusing a big value). */

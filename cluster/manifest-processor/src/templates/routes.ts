@@ -21,8 +21,13 @@ import {
 import { JobFromTemplateRequest, JobTemplateRequest, TemplatePath } from './schemas.js';
 import type { StoredTemplate, TemplateStore } from './store.js';
 
-/** Label stamped on every job created from a template (template names are DNS labels, valid label values). */
+/**
+ * Label and annotation naming the template of every job created from one. The annotation is always set;
+ * the label (selectable) only when the template's name is a valid label value, which any name of 1–63
+ * characters need not be.
+ */
 export const TEMPLATE_LABEL = 'gco.dev/template';
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 export interface TemplateRouteDeps {
   templates: TemplateStore;
@@ -52,12 +57,22 @@ function depthItems(value: unknown, maxDepth: number, loc: PathSegment[]): Valid
   ];
 }
 
-function reservedItems(parameters: Record<string, unknown> | null | undefined): ValidationErrorItem[] {
-  return Object.keys(parameters ?? {})
-    .filter((key) => RESERVED_PARAMETERS.includes(key))
+/**
+ * `{{name}}` and `{{namespace}}` are the request's job name and namespace. A template may list them
+ * among its defaults (the request's fields supersede them), but an override that disagrees with the
+ * request's own field cannot be honoured both ways: that is a 422, never a silent choice.
+ */
+function conflictItems(
+  parameters: Record<string, unknown> | null | undefined,
+  fields: { name: string; namespace: string },
+): ValidationErrorItem[] {
+  return RESERVED_PARAMETERS.filter(
+    (key) => parameters !== null && parameters !== undefined && Object.hasOwn(parameters, key),
+  )
+    .filter((key) => parameters?.[key] !== fields[key as keyof typeof fields])
     .map((key) => ({
       loc: ['body', 'parameters', key],
-      msg: `Value error, '${key}' is reserved: it is set from the request's ${key} field`,
+      msg: `Value error, {{${key}}} is always the request's ${key} (${fields[key as keyof typeof fields]}): leave ${key} out of parameters or give it the same value`,
       type: 'value_error',
       input: parameters?.[key],
     }));
@@ -125,8 +140,11 @@ function finalise(
   delete metadata.generateName;
   metadata.name = job.name;
   metadata.namespace = job.namespace;
-  if (metadata.labels === undefined || isRecord(metadata.labels)) {
+  if (LABEL_VALUE.test(job.template) && (metadata.labels === undefined || isRecord(metadata.labels))) {
     metadata.labels = { ...(metadata.labels ?? {}), [TEMPLATE_LABEL]: job.template };
+  }
+  if (metadata.annotations === undefined || isRecord(metadata.annotations)) {
+    metadata.annotations = { ...(metadata.annotations ?? {}), [TEMPLATE_LABEL]: job.template };
   }
   return { ...manifest, metadata };
 }
@@ -159,7 +177,6 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       const { name, manifest, description, parameters } = request.body;
       const items = [
         ...templateItems(manifest, maxDepth),
-        ...reservedItems(parameters),
         ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
       ];
       if (items.length > 0) throw new RequestValidationError(items);
@@ -225,7 +242,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       if (!template) throw new HttpError(404, `Template ${templateName} not found`);
 
       const early = [
-        ...reservedItems(parameters),
+        ...conflictItems(parameters, { name, namespace }),
         ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
       ];
       if (early.length > 0) throw new RequestValidationError(early);

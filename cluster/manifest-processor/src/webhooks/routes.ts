@@ -9,7 +9,7 @@ export interface WebhookRouteDeps {
   webhooks: WebhookStore;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: local development only. */
   allowPrivateTargets: boolean;
-  /** The policy's allowed namespaces: the only ones with jobs, so the only useful filters. */
+  /** The policy's allowed namespaces: the only ones with jobs, so a filter outside them gets a warning. */
   allowedNamespaces: readonly string[];
   lookup?: Lookup;
 }
@@ -49,16 +49,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     },
     async (request) => {
       const { url, events, namespace, secret } = request.body;
-      if (namespace && !deps.allowedNamespaces.includes(namespace)) {
-        throw new RequestValidationError([
-          {
-            loc: ['body', 'namespace'],
-            msg: `Value error, namespace ${namespace} has no jobs to watch (allowed: ${deps.allowedNamespaces.join(', ')})`,
-            type: 'value_error',
-            input: namespace,
-          },
-        ]);
-      }
       try {
         // Checked again before every delivery: DNS may change after registration.
         await vetWebhookTarget(url, {
@@ -69,7 +59,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         throw new RequestValidationError([
           {
             loc: ['body', 'url'],
-            msg: `Value error, webhook target refused: ${error instanceof Error ? error.message : String(error)}`,
+            msg: `Value error, webhook target refused: ${error instanceof Error ? error.message : String(error)}; use an https:// URL whose host resolves only to public addresses (docs/webhooks.md)`,
             type: 'value_error',
             input: url,
           },
@@ -89,7 +79,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         },
         'webhook registered',
       );
-      return webhookView(webhook);
+      // The filter is the caller's to choose; one that can never match is registered with a warning.
+      const warnings =
+        namespace && !deps.allowedNamespaces.includes(namespace)
+          ? [
+              `namespace ${namespace} is not one of the namespaces jobs run in (${deps.allowedNamespaces.join(', ')}): this webhook will not be called until it is`,
+            ]
+          : [];
+      return { ...webhookView(webhook), ...(warnings.length > 0 ? { warnings } : {}) };
     },
   );
 

@@ -1,17 +1,22 @@
 /** Request schemas of the webhook operations (docs/webhooks.md: WebhookRequest, WebhookEvent). */
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
+import { ERROR_HINT } from '../../../shared/validation.js';
 import { WEBHOOK_EVENTS } from './store.js';
 
 export const WebhookEventSchema = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
 
-/** Closed body: an unknown field (a misspelt `secret`) is a 422, not a silently unsigned webhook. */
+/**
+ * Closed like every body (service framework): an unknown field (a misspelt `secret`) is a 422, not a
+ * silently unsigned webhook. Constraints are the spec's, plus the bounds in docs/api-limits.md.
+ */
 export const WebhookRequest = Type.Object(
   {
     url: Type.String({
       minLength: 1,
       maxLength: 2048,
-      description: 'https:// URL called on events; must resolve to public addresses only',
+      description:
+        'https:// URL called on events; its host must resolve to public addresses only (checked at registration and before every delivery)',
     }),
     events: Type.Array(WebhookEventSchema, {
       minItems: 1,
@@ -23,22 +28,26 @@ export const WebhookRequest = Type.Object(
         Type.String({
           minLength: 1,
           maxLength: 63,
-          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-          description: 'Only jobs of this namespace (one of the allowed namespaces)',
+          description: 'Only events of jobs in this namespace (null or absent: every namespace)',
+          [ERROR_HINT]:
+            'a namespace name has 1 to 63 characters; send null or leave it out for every namespace',
         }),
       ),
     ),
     secret: Type.Optional(
       Nullable(
         Type.String({
-          minLength: 16,
+          minLength: 1,
           maxLength: 512,
-          description: 'HMAC-SHA256 key for X-GCO-Signature; write-only (never returned)',
+          description:
+            'HMAC-SHA256 key for X-GCO-Signature (1 to 512 characters); write-only (never returned); null or absent: unsigned deliveries',
+          [ERROR_HINT]:
+            'send 1 to 512 characters, or null for unsigned deliveries (an empty key would give signatures anyone can compute)',
         }),
       ),
     ),
   },
-  { title: 'WebhookRequest', additionalProperties: false },
+  { title: 'WebhookRequest' },
 );
 export type WebhookBody = Static<typeof WebhookRequest>;
 
