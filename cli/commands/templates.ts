@@ -41,7 +41,7 @@ export function templatesCommand(kit: CommandKit): CommandUnknownOpts {
     templates
       .command('create')
       .description('store a job template (a batch/v1 Job manifest with {{placeholders}})')
-      .argument('<name>', 'template name (DNS label)')
+      .argument('<name>', 'template name (1–63 characters)')
       .argument('<file>', 'the manifest template (YAML or JSON); - reads stdin')
       .option('--description <text>', 'what it is for')
       .option('-p, --param <key=value>', 'default parameter value (repeatable)', keyValue)

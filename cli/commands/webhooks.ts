@@ -30,9 +30,10 @@ export function webhooksCommand(kit: CommandKit): CommandUnknownOpts {
       )
       .option('-n, --namespace <namespace>', 'only jobs of this namespace')
       .addOption(
-        new Option('--secret <secret>', 'HMAC secret for X-GCO-Signature (16-512 characters)').conflicts(
-          'secretFile',
-        ),
+        new Option(
+          '--secret <secret>',
+          'HMAC secret for X-GCO-Signature (1–512 characters; 32 random bytes recommended)',
+        ).conflicts('secretFile'),
       )
       .option('--secret-file <path>', 'read the secret from a file (- for stdin)')
       .action(async (opts, cmd) => {
