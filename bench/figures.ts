@@ -21,5 +21,5 @@ export interface BenchFigure {
   readonly note?: string;
 }
 
-/** A benchmark module: `bench/<name>.ts` or `bench/<name>.bench.ts` exporting `run`. */
+/** A benchmark module: `bench/<name>.ts` or `bench/<name>.bench.ts` exporting `run` (bench/run.ts prints and records it). */
 export type BenchRun = () => Promise<readonly BenchFigure[]>;

@@ -1,17 +1,24 @@
 /**
- * `npm run bench`: runs every benchmark module in bench/ (each exports `run(): Promise<void>` and prints
- * its own ratios). Benchmarks measure; they never assert wall-clock budgets. Pass names to run a subset:
- * `npm run bench -- inference-proxy`. A module may be called `<name>.ts` or `<name>.bench.ts`.
+ * `npm run bench`: runs every benchmark module in bench/ (each exports `run: BenchRun`, see figures.ts),
+ * prints each figure as a ratio against its anchor measured in the same run, and writes the latest
+ * results to bench/RESULTS.md with the machine description and the command. Benchmarks measure; they
+ * never assert wall-clock budgets. Pass names to run a subset: `npm run bench -- inference-proxy`
+ * (a subset run prints but leaves RESULTS.md alone unless `--write` is given).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, release } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchFigure, BenchRun } from './figures.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const wanted = new Set(process.argv.slice(2));
+const args = process.argv.slice(2);
+const write = args.includes('--write');
+const wanted = new Set(args.filter((a) => !a.startsWith('--')));
 const nameOf = (file: string): string => basename(basename(file, '.ts'), '.bench');
+const NOT_MODULES = new Set(['run.ts', 'figures.ts']);
 const modules = readdirSync(here)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => f.endsWith('.ts') && !NOT_MODULES.has(f) && !f.startsWith('_'))
   .filter((f) => wanted.size === 0 || wanted.has(nameOf(f)))
   .sort();
 
@@ -20,9 +27,50 @@ if (modules.length === 0) {
   process.exit(2);
 }
 
+const formatRatio = (ratio: number | null): string => (ratio === null ? '—' : `${ratio.toFixed(2)}×`);
+const formatMet = (figure: BenchFigure): string =>
+  figure.met === undefined ? '' : figure.met ? 'yes' : 'no';
+
+const results: { module: string; figures: readonly BenchFigure[] }[] = [];
 for (const file of modules) {
-  const mod = (await import(pathToFileURL(`${here}${file}`).href)) as { run?: () => Promise<void> };
+  const mod = (await import(pathToFileURL(`${here}${file}`).href)) as { run?: BenchRun };
   if (typeof mod.run !== 'function') continue;
-  process.stdout.write(`\n== ${nameOf(file)} ==\n`);
-  await mod.run();
+  const name = nameOf(file);
+  process.stdout.write(`\n== ${name} ==\n`);
+  const figures = await mod.run();
+  for (const f of figures) {
+    const goal = f.goal === undefined ? '' : `  goal ${f.goal}: ${formatMet(f) || 'n/a'}`;
+    const note = f.note === undefined ? '' : `  (${f.note})`;
+    process.stdout.write(`${f.name}: ${f.measured} vs ${f.anchor} → ${formatRatio(f.ratio)}${goal}${note}\n`);
+  }
+  results.push({ module: name, figures });
+}
+
+if (wanted.size === 0 || write) {
+  const cell = (text: string): string => text.replaceAll('|', '\\|');
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}): ${cpus().length} × ${cpu}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}. ` +
+      'Every ratio is measured against its anchor in the same run; absolute figures on a shared machine mean little.',
+    '',
+  ];
+  for (const { module, figures } of results) {
+    lines.push(
+      `## ${module}`,
+      '',
+      '| Figure | Measured | Anchor | Ratio | Goal | Met | Note |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const f of figures) {
+      lines.push(
+        `| ${cell(f.name)} | ${cell(f.measured)} | ${cell(f.anchor)} | ${formatRatio(f.ratio)} | ${cell(f.goal ?? '')} | ${formatMet(f)} | ${cell(f.note ?? '')} |`,
+      );
+    }
+    lines.push('');
+  }
+  writeFileSync(`${here}RESULTS.md`, lines.join('\n'));
+  process.stdout.write('\nwrote bench/RESULTS.md\n');
 }
