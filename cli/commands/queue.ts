@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../command-kit.js';
 import { UsageError } from '../errors.js';
+import { QUEUE_STATUSES } from '../../cluster/manifest-processor/src/queue/statuses.js';
 import { pathOf } from '../http.js';
 import { readSingleObject } from '../input-files.js';
 import { FINAL_QUEUE_STATES, requireSucceeded, waitUntilFinal } from '../job-wait.js';
@@ -14,15 +15,6 @@ import { integerIn, keyValue, positiveNumber, regionName } from '../options.js';
 import { queueListView, queueStatsView, queuedJobView } from '../views.js';
 import { waitTimeoutOption } from './jobs.js';
 
-export const QUEUE_STATUSES = [
-  'queued',
-  'claimed',
-  'dispatched',
-  'running',
-  'succeeded',
-  'failed',
-  'cancelled',
-] as const;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const queuedJobPath = (id: string) => pathOf('api', 'v1', 'queue', 'jobs', id);

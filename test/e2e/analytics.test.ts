@@ -6,17 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import {
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  KinesisClient,
-  ListShardsCommand,
-} from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { analyticsStreamName } from '../../lib/analytics-resources.js';
-import { LOCAL_CREDENTIALS } from '../../local/dynamodb.js';
-import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
+import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest } from '../integration/local/support.js';
+import { analyticsStreamRecords } from './support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 
 let platform: LocalPlatform;
@@ -52,35 +44,6 @@ function sendEvents(applicationId: string, key: string | undefined, events: unkn
   });
 }
 
-async function streamRecords(): Promise<Record<string, unknown>[]> {
-  const kinesis = new KinesisClient({
-    endpoint: platform.endpoints.aws.kinesis,
-    region: platform.config.analyticsApi.region,
-    credentials: LOCAL_CREDENTIALS,
-    requestHandler: new NodeHttpHandler(),
-  });
-  try {
-    const StreamName = analyticsStreamName(PROJECT);
-    const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName }));
-    const records: Record<string, unknown>[] = [];
-    for (const shard of Shards) {
-      const { ShardIterator } = await kinesis.send(
-        new GetShardIteratorCommand({
-          StreamName,
-          ShardId: shard.ShardId,
-          ShardIteratorType: 'TRIM_HORIZON',
-        }),
-      );
-      const out = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
-      for (const r of out.Records ?? [])
-        records.push(JSON.parse(Buffer.from(r.Data ?? []).toString('utf8')) as Record<string, unknown>);
-    }
-    return records;
-  } finally {
-    kinesis.destroy();
-  }
-}
-
 test('register an application, create a key, send events, disable the key and be refused', async () => {
   const created = await edge.analytics({
     method: 'POST',
@@ -107,7 +70,7 @@ test('register an application, create a key, send events, disable the key and be
   const sent = await sendEvents(applicationId, apiKey, batch);
   expect(sent.status).toBe(200);
   expect(sent.json).toMatchObject({ Total: 2, FailedRecordCount: 0 });
-  const records = await streamRecords();
+  const records = await analyticsStreamRecords(platform);
   expect(records.map((r) => r.event_id)).toEqual(expect.arrayContaining(batch.map((e) => e.event_id)));
   expect(records.find((r) => r.event_id === batch[0]?.event_id)).toMatchObject({
     application_id: applicationId,

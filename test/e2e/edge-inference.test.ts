@@ -10,16 +10,13 @@ import { signSigV4 } from '../../lambda/shared/sigv4.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { tokenFor } from '../../local/model-server.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
+import { TokenGate } from './support/token-gate.js';
 
 const REGION = 'us-east-1';
 const PROMPT = 'stream me';
 const TOKENS = 6;
 
-/** Opened by the test when the client holds token 1; the model server waits on it for token 2. */
-let firstTokenSeen: () => void = () => undefined;
-let gate = new Promise<void>((resolve) => (firstTokenSeen = resolve));
-let produced = 0;
-let gateTimedOut = false;
+const gate = new TokenGate();
 
 let platform: LocalPlatform;
 let edge: EdgeClient;
@@ -28,23 +25,7 @@ beforeAll(async () => {
   platform = await startLocalPlatform({
     regions: [REGION],
     analytics: false,
-    modelServer: {
-      pace: async (index) => {
-        if (index >= 1) {
-          // A buffering hop would hold token 1 back forever: after 15 s stop waiting (and say so), so the
-          // test fails on its assertions instead of hanging.
-          const timeout = new Promise<void>((resolve) =>
-            setTimeout(() => {
-              gateTimedOut = true;
-              firstTokenSeen();
-              resolve();
-            }, 15_000).unref(),
-          );
-          await Promise.race([gate, timeout]);
-        }
-        produced = index + 1;
-      },
-    },
+    modelServer: { pace: gate.pace },
   });
   edge = edgeClient(platform);
 }, 30_000);
@@ -83,8 +64,8 @@ async function streamCompletion(base: string, region: string): Promise<StreamRes
           events.push(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
           if (events.length === 1) {
-            producedAtFirstEvent = produced;
-            firstTokenSeen();
+            producedAtFirstEvent = gate.produced;
+            gate.firstTokenSeen();
           }
         }
       });
@@ -110,16 +91,15 @@ describe('streaming inference', () => {
     expect(result.headers['content-type']).toBe('text/event-stream');
     expect(result.headers['x-gco-inference-target']).toBe('primary');
     expect(result.producedAtFirstEvent).toBe(1);
-    expect(gateTimedOut).toBe(false);
+    expect(gate.timedOut).toBe(false);
     expect(texts(result.events)).toEqual(Array.from({ length: TOKENS }, (_, i) => tokenFor(PROMPT, i)));
     expect(result.events[result.events.length - 1]).toBe('data: [DONE]');
   });
 
   test('regional API: the same stream through the regional proxy and the region’s ALB', async () => {
-    produced = 0;
-    gate = new Promise<void>((resolve) => (firstTokenSeen = resolve));
+    gate.reset();
     const result = await streamCompletion(platform.endpoints.apis.regional[REGION] ?? '', REGION);
-    expect([result.status, result.producedAtFirstEvent, gateTimedOut]).toEqual([200, 1, false]);
+    expect([result.status, result.producedAtFirstEvent, gate.timedOut]).toEqual([200, 1, false]);
     expect(texts(result.events)).toHaveLength(TOKENS);
   });
 

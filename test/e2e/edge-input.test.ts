@@ -7,14 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { analyticsStreamName } from '../../lib/analytics-resources.js';
-import { LOCAL_CREDENTIALS } from '../../local/dynamodb.js';
-import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
-import { readStream } from '../integration/analytics/harness.js';
+import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest } from '../integration/local/support.js';
 import { expectRefusal } from '../fuzz/edge/support/error-answers.js';
+import { analyticsStreamRecords } from './support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 
 let platform: LocalPlatform;
@@ -178,29 +174,16 @@ describe('a game client’s batch in the lower-case {"events": [...]} shape', ()
     expect([first.status, first.json.Total, first.json.FailedRecordCount]).toEqual([200, 19, 0]);
     expect((await send()).json).toEqual(first.json);
 
-    const kinesis = new KinesisClient({
-      endpoint: platform.endpoints.aws.kinesis,
-      region: platform.config.analyticsApi.region,
-      credentials: LOCAL_CREDENTIALS,
-      requestHandler: new NodeHttpHandler(),
-    });
-    try {
-      const records = (await readStream(kinesis, analyticsStreamName(PROJECT)))
-        .map((entry) => entry.record as Record<string, unknown>)
-        .filter((record) => record.application_id === applicationId);
-      expect(records).toHaveLength(19);
-      for (const event of events) {
-        const { received_at: receivedAt, ...record } =
-          records.find((r) => r.event_id === event.event_id) ?? {};
-        expect(record).toEqual({
-          ...event,
-          application_id: applicationId,
-          event_timestamp: event.event_timestamp * 1000,
-        });
-        expect(typeof receivedAt).toBe('number');
-      }
-    } finally {
-      kinesis.destroy();
+    const records = await analyticsStreamRecords(platform, applicationId);
+    expect(records).toHaveLength(19);
+    for (const event of events) {
+      const { received_at: receivedAt, ...record } = records.find((r) => r.event_id === event.event_id) ?? {};
+      expect(record).toEqual({
+        ...event,
+        application_id: applicationId,
+        event_timestamp: event.event_timestamp * 1000,
+      });
+      expect(typeof receivedAt).toBe('number');
     }
   });
 });

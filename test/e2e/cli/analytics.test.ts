@@ -5,13 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { analyticsStreamName } from '../../../lib/analytics-resources.js';
-import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
-import { PROJECT, startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
-import { readStream } from '../../integration/analytics/harness.js';
+import { startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
 import { gco, jsonLines, tempFile } from '../../integration/cli/support/gco-process.js';
+import { analyticsStreamRecords } from '../support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from '../support/edge.js';
 import { localEnv } from './support/local-platform.js';
 
@@ -29,21 +25,6 @@ beforeAll(async () => {
 afterAll(() => platform?.close());
 
 const run = (args: string[]) => gco(['-o', 'json', ...args], { env });
-
-/** Every record in the events stream (all shards, from the start). */
-async function streamRecords(): Promise<Json[]> {
-  const kinesis = new KinesisClient({
-    endpoint: platform.endpoints.aws.kinesis,
-    region: platform.config.analyticsApi.region,
-    credentials: LOCAL_CREDENTIALS,
-    requestHandler: new NodeHttpHandler(),
-  });
-  try {
-    return (await readStream(kinesis, analyticsStreamName(PROJECT))).map((entry) => entry.record as Json);
-  } finally {
-    kinesis.destroy();
-  }
-}
 
 test('apps and keys, then 1,200 events from NDJSON land in the stream; invalid lines are reported per event', async () => {
   const app = jsonLines(
@@ -95,7 +76,7 @@ test('apps and keys, then 1,200 events from NDJSON land in the stream; invalid l
   expect(sent.stderr).toMatch(/line 101 +- +Unreadable +not valid JSON/);
   expect(sent.stderr).toMatch(/line 701 +not-a-uuid +InvalidEvent +event_id must be a UUID/);
 
-  const records = (await streamRecords()).filter((r) => r.application_id === app.ApplicationId);
+  const records = await analyticsStreamRecords(platform, String(app.ApplicationId));
   expect(records).toHaveLength(1200);
   expect(new Set(records.map((r) => r.event_id)).size).toBe(1200);
 }, 60_000);

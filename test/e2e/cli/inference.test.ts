@@ -8,16 +8,13 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { tokenFor } from '../../../local/model-server.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
 import { gco } from '../../integration/cli/support/gco-process.js';
+import { TokenGate } from '../support/token-gate.js';
 import { localEnv } from './support/local-platform.js';
 
 const PROMPT = 'stream through gco';
 const TOKENS = 6;
 
-/** Opened when gco's stdout holds token 1; the model server waits on it before producing token 2. */
-let firstTokenSeen: () => void = () => undefined;
-let gate = new Promise<void>((resolve) => (firstTokenSeen = resolve));
-let produced = 0;
-let gateTimedOut = false;
+const gate = new TokenGate();
 
 let platform: LocalPlatform;
 let env: Record<string, string>;
@@ -26,37 +23,15 @@ beforeAll(async () => {
   platform = await startLocalPlatform({
     regions: ['us-east-1'],
     analytics: false,
-    modelServer: {
-      pace: async (index) => {
-        if (index >= 1) {
-          // A buffering hop would hold token 1 back forever: stop waiting after 15 s (and say so), so
-          // the test fails on its assertions instead of hanging.
-          const timeout = new Promise<void>((resolve) =>
-            setTimeout(() => {
-              gateTimedOut = true;
-              firstTokenSeen();
-              resolve();
-            }, 15_000).unref(),
-          );
-          await Promise.race([gate, timeout]);
-        }
-        produced = index + 1;
-      },
-    },
+    modelServer: { pace: gate.pace },
   });
   env = localEnv(platform);
 }, 30_000);
 afterAll(() => platform?.close());
 
-function resetGate() {
-  produced = 0;
-  gateTimedOut = false;
-  gate = new Promise<void>((resolve) => (firstTokenSeen = resolve));
-}
-
 /** Runs gco and notes how many tokens the model had produced when `seen(stdout so far)` first held. */
 async function invoke(args: string[], seen: (stdout: string) => boolean) {
-  resetGate();
+  gate.reset();
   let producedAtFirstToken = -1;
   let stdout = '';
   const result = await gco(
@@ -76,8 +51,8 @@ async function invoke(args: string[], seen: (stdout: string) => boolean) {
       onStdout: (chunk) => {
         stdout += chunk;
         if (producedAtFirstToken === -1 && seen(stdout)) {
-          producedAtFirstToken = produced;
-          firstTokenSeen();
+          producedAtFirstToken = gate.produced;
+          gate.firstTokenSeen();
         }
       },
     },
@@ -90,7 +65,7 @@ const allTokens = Array.from({ length: TOKENS }, (_, i) => tokenFor(PROMPT, i));
 test('-o json: the body as it streams (server-sent events, unchanged); token 1 is out before token 2 exists', async () => {
   const result = await invoke(['-o', 'json'], (out) => out.includes(JSON.stringify(allTokens[0])));
   expect(result.code).toBe(0);
-  expect([result.producedAtFirstToken, gateTimedOut]).toEqual([1, false]);
+  expect([result.producedAtFirstToken, gate.timedOut]).toEqual([1, false]);
   const events = result.stdout.split('\n\n').filter(Boolean);
   expect(events[events.length - 1]).toBe('data: [DONE]');
   const texts = events
@@ -102,7 +77,7 @@ test('-o json: the body as it streams (server-sent events, unchanged); token 1 i
 test('-o table: the generated text, each token written as it arrives', async () => {
   const result = await invoke(['-o', 'table'], (out) => out.startsWith(allTokens[0] ?? '?'));
   expect(result.code).toBe(0);
-  expect([result.producedAtFirstToken, gateTimedOut]).toEqual([1, false]);
+  expect([result.producedAtFirstToken, gate.timedOut]).toEqual([1, false]);
   expect(result.stdout).toBe(`${allTokens.join('')}\n`);
 });
 

@@ -30,12 +30,8 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let env: AnalyticsEnv;
-beforeAll(async () => {
-  env = await startAnalyticsEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+beforeAll(async () => void (env = await startAnalyticsEnv()));
+afterAll(() => env.close());
 
 test('the handler serves every admin route of analyticsApiDefinition, and nothing else', () => {
   const routes = analyticsApiDefinition(loadConfig({})).routes.filter(

@@ -30,12 +30,8 @@ import {
 } from './harness.js';
 
 let env: AnalyticsEnv;
-beforeAll(async () => {
-  env = await startAnalyticsEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+beforeAll(async () => void (env = await startAnalyticsEnv()));
+afterAll(() => env.close());
 
 describe('a usable key', () => {
   test('is allowed exactly POST on its own application events resource, whatever path was called', async () => {

@@ -20,12 +20,8 @@ import {
 } from './harness.js';
 
 let env: AnalyticsEnv;
-beforeAll(async () => {
-  env = await startAnalyticsEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+beforeAll(async () => void (env = await startAnalyticsEnv()));
+afterAll(() => env.close());
 
 async function recordsOf(target: AnalyticsEnv, app: string): Promise<StreamEntry[]> {
   return (await readStream(target.kinesis.client())).filter((e) => e.record.application_id === app);

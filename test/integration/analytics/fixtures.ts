@@ -3,6 +3,7 @@
  * stream record it must become (computed here from the input, independently of the handler's code).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventRecord } from '../../../lambda/analytics-events/event-validation.js';
 
 /** An RFC 9562 version 7 UUID (48-bit Unix ms timestamp, then random bits). */
 export function uuidv7(ms = Date.now()): string {
@@ -14,15 +15,8 @@ export function uuidv7(ms = Date.now()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export interface ExpectedRecord {
-  event_id: string;
-  event_type: string;
-  event_name: string;
-  event_timestamp: number;
-  event_version?: string;
-  app_version?: string;
-  event_data?: Record<string, unknown>;
-}
+/** The record an accepted event becomes, less what the handler adds (application id, receive time). */
+export type ExpectedRecord = Omit<EventRecord, 'application_id' | 'received_at'>;
 
 export type Fixture =
   | { valid: true; event: Record<string, unknown>; record: ExpectedRecord }

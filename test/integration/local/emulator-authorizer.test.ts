@@ -7,12 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { ApiDefinition } from '../../../lib/api-routes.js';
-import { createLocalCredentials } from '../../../local/credentials.js';
 import {
   startApiGatewayEmulator,
   type ApiGatewayEmulator,
 } from '../../../local/api-gateway-emulator/index.js';
-import { lambdaIntegration, rawRequest } from './support.js';
+import { lambdaIntegration, rawRequest, TEST_ACCOUNT_CREDENTIALS } from './support.js';
 
 const definition: ApiDefinition = {
   id: 'analytics',
@@ -78,11 +77,7 @@ const start = (ttlSeconds: number) =>
     api: definition,
     region: 'us-east-2',
     accountId: '000000000000',
-    credentials: createLocalCredentials({
-      partition: 'aws',
-      accountId: '000000000000',
-      aggregatorRoleName: 'agg',
-    }),
+    credentials: TEST_ACCOUNT_CREDENTIALS,
     now: () => clock,
     lambdas: {
       'analytics-events': {

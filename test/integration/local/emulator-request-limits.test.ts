@@ -7,7 +7,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { ApiDefinition } from '../../../lib/api-routes.js';
-import { createLocalCredentials } from '../../../local/credentials.js';
 import {
   startApiGatewayEmulator,
   type ApiGatewayEmulator,
@@ -18,14 +17,10 @@ import {
   URL_LENGTH_LIMIT,
 } from '../../../local/api-gateway-emulator/request-limits.js';
 import { expectRefusal } from '../../fuzz/edge/support/error-answers.js';
-import { lambdaIntegration, rawRequest, signedRequest } from './support.js';
+import { lambdaIntegration, rawRequest, signedRequest, TEST_ACCOUNT_CREDENTIALS } from './support.js';
 
 const REGION = 'us-east-1';
-const credentials = createLocalCredentials({
-  partition: 'aws',
-  accountId: '000000000000',
-  aggregatorRoleName: 'gco-aggregator',
-});
+const credentials = TEST_ACCOUNT_CREDENTIALS;
 
 const definition = (endpointType: ApiDefinition['endpointType']): ApiDefinition => ({
   id: 'regional',

@@ -8,21 +8,16 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { ApiDefinition } from '../../../lib/api-routes.js';
-import { createLocalCredentials } from '../../../local/credentials.js';
 import {
   startApiGatewayEmulator,
   type AccessLogEntry,
   type ApiGatewayEmulator,
 } from '../../../local/api-gateway-emulator/index.js';
 import { HttpResponseStream, streamifyResponse } from '../../../lambda/shared/streaming.js';
-import { lambdaIntegration, rawRequest, signedRequest } from './support.js';
+import { lambdaIntegration, rawRequest, signedRequest, TEST_ACCOUNT_CREDENTIALS } from './support.js';
 
 const REGION = 'us-east-2';
-const credentials = createLocalCredentials({
-  partition: 'aws',
-  accountId: '000000000000',
-  aggregatorRoleName: 'gco-aggregator',
-});
+const credentials = TEST_ACCOUNT_CREDENTIALS;
 const developer = credentials.developer;
 
 const definition: ApiDefinition = {

@@ -7,6 +7,14 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import type { RouteHandler, RouteIntegration } from '../../../lib/api-routes.js';
 import { signSigV4 } from '../../../lambda/shared/sigv4.js';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { createLocalCredentials } from '../../../local/credentials.js';
+
+/** Credentials of a test account for emulators started without the whole platform. */
+export const TEST_ACCOUNT_CREDENTIALS = createLocalCredentials({
+  partition: 'aws',
+  accountId: '000000000000',
+  aggregatorRoleName: 'gco-aggregator',
+});
 
 export interface Reply {
   status: number;

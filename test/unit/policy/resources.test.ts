@@ -1,14 +1,9 @@
-import {
-  loadPolicyConfig,
-  ValidationPolicy,
-  type PolicyViolation,
-} from '../../../cluster/manifest-processor/src/policy/index.js';
+import type { PolicyViolation } from '../../../cluster/manifest-processor/src/policy/index.js';
+import { policyFrom, type Json } from './support.js';
 
-type Json = Record<string, unknown>;
-
-const policy = new ValidationPolicy(loadPolicyConfig({}));
+const policy = policyFrom();
 const ALL_KINDS = { ALLOWED_KINDS: 'Pod,Job,CronJob,Deployment,StatefulSet,ReplicaSet,DaemonSet' };
-const loose = new ValidationPolicy(loadPolicyConfig(ALL_KINDS));
+const loose = policyFrom(ALL_KINDS);
 
 function container(requests: Json = {}, limits?: Json, extra: Json = {}): Json {
   return { name: 'c', image: 'nginx', resources: limits ? { requests, limits } : { requests }, ...extra };
@@ -240,7 +235,7 @@ describe('replicas × parallelism', () => {
 });
 
 describe('init, sidecar and ephemeral containers (scheduler arithmetic)', () => {
-  const strict = new ValidationPolicy(loadPolicyConfig({ MAX_CPU_PER_MANIFEST: '25' }));
+  const strict = policyFrom({ MAX_CPU_PER_MANIFEST: '25' });
   const c = (cpu: string, extra: Json = {}) => container({ cpu }, undefined, extra);
 
   test('a pod requests the larger of the container sum and the largest init container', () => {

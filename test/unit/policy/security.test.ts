@@ -1,13 +1,8 @@
-import {
-  loadPolicyConfig,
-  ValidationPolicy,
-  type PolicyViolation,
-} from '../../../cluster/manifest-processor/src/policy/index.js';
+import type { PolicyViolation } from '../../../cluster/manifest-processor/src/policy/index.js';
+import { policyFrom, type Json } from './support.js';
 
-type Json = Record<string, unknown>;
-
-const policy = new ValidationPolicy(loadPolicyConfig({}));
-const nonRoot = new ValidationPolicy(loadPolicyConfig({ REQUIRE_RUN_AS_NON_ROOT: 'true' }));
+const policy = policyFrom();
+const nonRoot = policyFrom({ REQUIRE_RUN_AS_NON_ROOT: 'true' });
 
 function job(spec: Json): Json {
   return {
@@ -103,7 +98,7 @@ describe('capabilities', () => {
     expect(policy.check([adding([])])).toEqual([]);
   });
 
-  const allowed = new ValidationPolicy(loadPolicyConfig({ ALLOWED_CAPABILITIES: 'NET_BIND_SERVICE' }));
+  const allowed = policyFrom({ ALLOWED_CAPABILITIES: 'NET_BIND_SERVICE' });
 
   test.each([
     'NET_BIND_SERVICE',
@@ -206,7 +201,7 @@ describe('reserved service accounts', () => {
   });
 
   test('RESERVED_SERVICE_ACCOUNTS replaces the list', () => {
-    const custom = new ValidationPolicy(loadPolicyConfig({ RESERVED_SERVICE_ACCOUNTS: 'ops-admin' }));
+    const custom = policyFrom({ RESERVED_SERVICE_ACCOUNTS: 'ops-admin' });
     expect(custom.check([job({ serviceAccountName: 'manifest-processor' })])).toEqual([]);
     expect(found(custom.check([job({ serviceAccountName: 'ops-admin' })]))).toEqual([
       ['reserved_service_account', `${P}.serviceAccountName`],

@@ -2,18 +2,9 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 import { ERROR_HINT } from '../../../shared/validation.js';
+import { QUEUE_STATUSES, type QueueStatus } from './statuses.js';
 
-/** Queue states (docs/queue.md has the diagram). */
-export const QUEUE_STATUSES = [
-  'queued',
-  'claimed',
-  'dispatched',
-  'running',
-  'succeeded',
-  'failed',
-  'cancelled',
-] as const;
-export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+export { QUEUE_STATUSES, type QueueStatus } from './statuses.js';
 export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /** Default namespace of a queued job (QueuedJobRequest, docs/queue.md). */
