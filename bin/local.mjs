@@ -34,8 +34,14 @@ say('gco-platform: starting the local platform on 127.0.0.1 …');
 // Until local/cli.ts has installed its own handlers (clean stop, exit 0), a signal ends the start.
 /** @type {Record<string, () => void>} */
 const early = {
-  SIGINT: () => process.exit(130),
-  SIGTERM: () => process.exit(143),
+  SIGINT: () => {
+    say('\nSIGINT before ready: stopped');
+    process.exit(130);
+  },
+  SIGTERM: () => {
+    say('\nSIGTERM before ready: stopped');
+    process.exit(143);
+  },
 };
 for (const [signal, handler] of Object.entries(early)) process.on(signal, handler);
 
