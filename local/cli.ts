@@ -1,5 +1,5 @@
 /**
- * The `npm start` program (bin/local.ts launches it): starts the platform with progress lines, writes
+ * The `npm start` program (bin/local.mjs bundles it and runs it in its own process): starts the platform with progress lines, writes
  * `endpoints.json` and `kubeconfig`, prints a ready line, every URL, the credentials and three
  * copy-paste `curl --aws-sigv4` examples, and stops cleanly on SIGINT/SIGTERM.
  *
