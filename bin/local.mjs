@@ -14,7 +14,16 @@
  * when SIGINT/SIGTERM arrives before the platform is up.
  * LOCAL_BUNDLE=0 runs local/cli.ts under tsx's loader instead (slower to start; for debugging).
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -56,7 +65,8 @@ function currentBundle() {
       const stat = statSync(join(root, path));
       return stat.size === size && stat.mtimeMs === mtimeMs;
     });
-    return unchanged ? join(buildRoot, manifest.dir, 'local.mjs') : undefined;
+    const bundle = join(buildRoot, manifest.dir, 'local.mjs');
+    return unchanged && existsSync(bundle) ? bundle : undefined;
   } catch {
     return undefined;
   }
