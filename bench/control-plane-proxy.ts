@@ -2,8 +2,8 @@
  * Control-plane proxy overhead: N sequential GETs to the same local HTTPS backend (a cluster service
  * with the envelope verifier), once directly (signed by the client itself) and once through the proxy
  * handler (event → rules → sign → forward → API Gateway result). Both use a keep-alive agent trusting
- * the throw-away CA, so the difference is what the proxy adds. Prints median, p95 and the ratio
- * proxy/direct. `BENCH_N` sets N (default 300).
+ * the throw-away CA, so the difference is what the proxy adds. Reports median and p95 of the proxy
+ * against the direct call (bench/figures.ts). `BENCH_N` sets N (default 300).
  */
 import { request, type Agent } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../lambda/shared/signing-keys.js';
 import { createLocalCa } from '../local/tls.js';
+import type { BenchFigure, BenchRun } from './figures.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const BACKEND_NAME = 'backend.gco.gco.internal';
@@ -66,15 +67,14 @@ function event(i: number): ProxyEvent {
   };
 }
 
-function summary(label: string, samples: number[]): { median: number; p95: number } {
+function summary(samples: number[]): { median: number; p95: number } {
   const sorted = [...samples].sort((a, b) => a - b);
-  const median = percentile(sorted, 50);
-  const p95 = percentile(sorted, 95);
-  console.log(`  ${label.padEnd(8)} median ${median.toFixed(3)} ms   p95 ${p95.toFixed(3)} ms`);
-  return { median, p95 };
+  return { median: percentile(sorted, 50), p95: percentile(sorted, 95) };
 }
 
-export async function run(): Promise<void> {
+const ms = (value: number): string => `${value.toFixed(3)} ms`;
+
+export const run: BenchRun = async () => {
   const n = Number(process.env['BENCH_N'] ?? 300);
   const warmup = Math.min(50, Math.ceil(n / 5));
   const ca = createLocalCa();
@@ -138,13 +138,24 @@ export async function run(): Promise<void> {
     await service.app.close();
   }
 
-  console.log(
-    `control-plane proxy vs direct (${n} sequential GETs after ${warmup} warm-up, HTTPS keep-alive)`,
-  );
-  const d = summary('direct', directMs);
-  const p = summary('proxy', proxyMs);
-  console.log(
-    `  ratio proxy/direct: median ${(p.median / d.median).toFixed(2)}x, p95 ${(p.p95 / d.p95).toFixed(2)}x`,
-  );
-  console.log(`  added latency: median ${(p.median - d.median).toFixed(3)} ms`);
-}
+  const d = summary(directMs);
+  const p = summary(proxyMs);
+  const note = `${n} sequential GETs after ${warmup} warm-up, HTTPS keep-alive, interleaved`;
+  const figures: BenchFigure[] = [
+    {
+      name: 'control-plane proxy latency, median',
+      measured: ms(p.median),
+      anchor: `direct signed GET to the same backend: ${ms(d.median)}`,
+      ratio: p.median / d.median,
+      note: `${note}; added ${ms(p.median - d.median)}`,
+    },
+    {
+      name: 'control-plane proxy latency, p95',
+      measured: ms(p.p95),
+      anchor: `direct signed GET to the same backend: ${ms(d.p95)}`,
+      ratio: p.p95 / d.p95,
+      note,
+    },
+  ];
+  return figures;
+};

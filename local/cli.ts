@@ -1,7 +1,8 @@
 /**
- * The `npm start` program (bin/local.ts launches it): starts the platform with progress lines, writes
- * `endpoints.json` and `kubeconfig`, prints a ready line, every URL, the credentials and three
- * copy-paste `curl --aws-sigv4` examples, and stops cleanly on SIGINT/SIGTERM.
+ * The `npm start` program (bin/local.mjs bundles it and runs it in its own process): starts the
+ * platform with progress lines, writes `endpoints.json` and `kubeconfig`, prints a ready line, every
+ * URL, the credentials and three copy-paste `curl --aws-sigv4` examples, and stops cleanly on
+ * SIGINT/SIGTERM.
  *
  * Environment: GCO_LOCAL_DIR (output folder), SIGNING_KEY (envelope key), LOCAL_REGIONS (comma-separated
  * deployment regions, default us-east-1), LOCAL_ACCESS_KEY_ID / LOCAL_SECRET_ACCESS_KEY (fixed

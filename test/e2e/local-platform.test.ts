@@ -1,10 +1,11 @@
 /**
  * `npm start` as a user runs it: a child process that prints a ready line, every URL, the credentials
  * and three `curl --aws-sigv4` examples, publishes .local/endpoints.json, and stops cleanly on Ctrl-C.
- * The printed examples are run as printed, with the real `curl` binary signing them.
+ * The printed examples are run as printed, with the real `curl` binary signing them. The launcher
+ * (bin/local.mjs) is the platform process itself: nothing else of it stays running.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,9 +18,19 @@ import { jsonOf } from '../support/json.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
+/** The ids of a process's child processes (Linux /proc; every thread's list). */
+function childProcesses(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean),
+  );
+}
+
 test('npm start: ready line, URLs, credentials, working curl examples, endpoints.json, clean stop', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gco-local-'));
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['bin/local.ts'], {
+  // Forget the recorded bundle so this start builds one: esbuild's service must be gone by ready.
+  rmSync(join(root, '.local/build/build.json'), { force: true });
+  // What `npm start` runs (package.json "start").
+  const child = spawn(process.execPath, ['bin/local.mjs'], {
     cwd: root,
     env: { ...process.env, GCO_LOCAL_DIR: dir, SIGNING_KEY: '', LOCAL_REGIONS: '' },
   });
@@ -40,6 +51,10 @@ test('npm start: ready line, URLs, credentials, working curl examples, endpoints
         reject(new Error(`npm start exited with ${code}:\n${out}`));
       });
     });
+
+    // The launcher is the platform process: no esbuild service or other child process stays beside it.
+    expect(out).toMatch(/up +[\d.]+ s +bundle built \(\.local\/build\/build-[^/]+\/local\.mjs\)/);
+    expect(childProcesses(child.pid ?? 0)).toEqual([]);
 
     const endpoints = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as LocalEndpoints;
     expect(Object.keys(endpoints.services).sort()).toEqual([
