@@ -30,7 +30,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { signEnvelope } from '../lambda/shared/envelope.js';
 import { createLocalCa } from '../local/tls.js';
-import type { BenchFigure, BenchRun } from './figures.js';
+import type { BenchRun } from './figures.js';
 
 const KEY = 'bench-signing-key-0123456789abcdef';
 const MiB = 1024 * 1024;
@@ -227,7 +227,7 @@ export const run: BenchRun = async () => {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const firstLine = (await once(createInterface({ input: proxyChild.stdout! }), 'line')) as [string];
+  const firstLine = (await once(createInterface({ input: proxyChild.stdout }), 'line')) as [string];
   const proxyPort = (JSON.parse(firstLine[0]) as { port: number }).port;
   const proxyPid = proxyChild.pid!;
 
