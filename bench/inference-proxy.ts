@@ -7,7 +7,8 @@
  * hits every path alike; medians are compared. Without nginx the nginx column is null ("nginx not installed").
  *
  * BENCH_REPETITIONS scales the repetitions; BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
- * is passed to the proxy's node process.
+ * is passed to the proxy's node process; BENCH_PHASES (e.g. "stream" or "sse") runs only some loads, to
+ * profile one at a time (the figures of the skipped loads are then 0).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -168,6 +169,7 @@ export const run: BenchRun = async () => {
   const streamReps = Math.max(3, scale);
   const ttfbReps = Math.max(20, scale * 20);
   const sseReps = Math.max(3, Math.ceil(scale / 2));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ttfb,stream,sse').split(','));
   const dir = mkdtempSync(join(tmpdir(), 'bench-inference-proxy-'));
   const ca = createLocalCa('bench CA');
   const cert = ca.issue(['127.0.0.1']);
@@ -301,15 +303,15 @@ export const run: BenchRun = async () => {
     // Warm-up: JIT, TLS sessions, kept-alive connections on every hop.
     for (let i = 0; i < 3; i++) {
       for (const p of paths) {
-        await get(p, '/first');
-        await get(p, '/stream');
-        await get(p, '/sse');
+        if (phases.has('ttfb')) await get(p, '/first');
+        if (phases.has('stream')) await get(p, '/stream');
+        if (phases.has('sse')) await get(p, '/sse');
       }
     }
-    for (let i = 0; i < ttfbReps; i++) {
+    for (let i = 0; phases.has('ttfb') && i < ttfbReps; i++) {
       for (const p of paths) ttfb[p].push((await get(p, '/first')).ttfbMs);
     }
-    for (let i = 0; i < streamReps; i++) {
+    for (let i = 0; phases.has('stream') && i < streamReps; i++) {
       // Rotate the order too, so no path always runs right after the same neighbour.
       for (const p of [...paths.slice(i % paths.length), ...paths.slice(0, i % paths.length)]) {
         const before = cpuOf(p);
@@ -322,7 +324,7 @@ export const run: BenchRun = async () => {
         }
       }
     }
-    for (let i = 0; i < sseReps; i++) {
+    for (let i = 0; phases.has('sse') && i < sseReps; i++) {
       for (const p of [...paths.slice(i % paths.length), ...paths.slice(0, i % paths.length)]) {
         const s = await get(p, '/sse');
         sse[p].push(SSE_EVENTS / (s.totalMs / 1000));
