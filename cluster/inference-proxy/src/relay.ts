@@ -5,11 +5,17 @@
  * sides, and whichever side fails first names the log line (docs/inference-proxy.md, "Forwarding").
  */
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamTarget } from './endpoint.js';
 import { downstreamResponseHeaders, TARGET_HEADER } from './headers.js';
 import type { UpstreamExchange } from './upstream.js';
+
+/**
+ * Unsent bytes the caller's socket may hold before the relay pauses the model server's stream: four TLS
+ * records (the proxy reads upstream 16 KiB at a time), so a client that keeps up never triggers a pause
+ * while a slow one holds at most this much (plus one read) in the proxy per stream.
+ */
+export const RELAY_BUFFER_LIMIT = 64 * 1024;
 
 export interface RelayOptions {
   endpointName: string;
@@ -49,28 +55,84 @@ export function relayUpstreamResponse(
     res.end();
     return;
   }
+  relayBody(request, res, exchange, endpointName, target, streamIdleTimeoutMs);
+}
+
+/**
+ * The body relay, per chunk: count it, push the idle deadline back, write it to the caller — the same
+ * Buffer the HTTP parser handed out (no copy, no re-framing beyond HTTP/1.1 chunking), one write per read,
+ * no stream layers between the two sockets. Upstream is paused only when the caller's socket holds more
+ * than RELAY_BUFFER_LIMIT unsent bytes (a slow client), and resumed on 'drain': a client that keeps up never
+ * costs a pause/resume per chunk, and one that does not cannot make the proxy buffer without bound.
+ */
+function relayBody(
+  request: FastifyRequest,
+  res: ServerResponse,
+  { request: upstreamRequest, response: upstreamResponse }: UpstreamExchange,
+  endpointName: string,
+  target: UpstreamTarget,
+  streamIdleTimeoutMs: number,
+): void {
+  res.socket?.setNoDelay(true);
   let bytes = 0;
-  // Whichever side failed first names the log line (the other side is then torn down by pipeline).
+  let paused = false;
+  let done = false;
+  // Whichever side failed first names the log line (the other side is then torn down here).
   let cause: 'client' | 'upstream' | 'idle' | undefined;
   const idle = setTimeout(() => {
     cause ??= 'idle';
     upstreamRequest.destroy(new Error(`stream idle for ${streamIdleTimeoutMs} ms`));
   }, streamIdleTimeoutMs);
-  upstreamResponse.on('data', (chunk: Buffer) => {
+
+  const onData = (chunk: Buffer): void => {
     bytes += chunk.length;
     idle.refresh();
-  });
-  upstreamResponse.once('error', () => (cause ??= 'upstream'));
-  res.once('close', () => {
-    if (!res.writableFinished) cause ??= 'client';
-  });
-  pipeline(upstreamResponse, res, (error) => {
+    if (!res.write(chunk) && res.writableLength >= RELAY_BUFFER_LIMIT) {
+      paused = true;
+      upstreamResponse.pause();
+    }
+  };
+  const onDrain = (): void => {
+    if (!paused) return;
+    paused = false;
+    upstreamResponse.resume();
+  };
+  const finish = (error?: Error): void => {
+    if (done) return;
+    done = true;
     clearTimeout(idle);
-    if (!error) return;
+    upstreamResponse.off('data', onData);
+    res.off('drain', onDrain);
+    if (error === undefined) return;
     upstreamRequest.destroy();
+    res.destroy();
     const fields = { endpoint: endpointName, target: target.role, bytes };
     if (cause === 'client') request.log.info(fields, 'client closed the stream; upstream request aborted');
     else if (cause === 'idle') request.log.warn(fields, 'model server stream went idle; both sides closed');
     else request.log.warn({ ...fields, err: error }, 'model server stream interrupted');
+  };
+
+  upstreamResponse.on('data', onData);
+  upstreamResponse.once('end', () => {
+    // The model is done: no silence to watch for while the caller drains the rest.
+    clearTimeout(idle);
+    res.end();
+  });
+  upstreamResponse.once('error', (error) => {
+    cause ??= 'upstream';
+    finish(error);
+  });
+  upstreamResponse.once('close', () => {
+    if (upstreamResponse.complete) return;
+    cause ??= 'upstream';
+    finish(new Error('model server closed the stream before its end'));
+  });
+  res.on('drain', onDrain);
+  res.once('error', (error) => finish(error));
+  res.once('finish', () => finish());
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    cause ??= 'client';
+    finish(new Error('client closed the stream'));
   });
 }
