@@ -60,10 +60,14 @@ export function relayUpstreamResponse(
 
 /**
  * The body relay, per chunk: count it, push the idle deadline back, write it to the caller — the same
- * Buffer the HTTP parser handed out (no copy, no re-framing beyond HTTP/1.1 chunking), one write per read,
- * no stream layers between the two sockets. Upstream is paused only when the caller's socket holds more
- * than RELAY_BUFFER_LIMIT unsent bytes (a slow client), and resumed on 'drain': a client that keeps up never
- * costs a pause/resume per chunk, and one that does not cannot make the proxy buffer without bound.
+ * Buffer the HTTP parser handed out (no copy; HTTP/1.1 chunk framing only), no stream layers between the
+ * two sockets. Node's TLS layer hands out one callback per TLS record (at most 16 KiB), so one socket read
+ * can bring many chunks — 64 KiB of a bulk stream, or dozens of small SSE events. The caller's socket is
+ * corked at the first chunk of a read and uncorked by setImmediate, once the event loop has handled that
+ * read: every chunk of one upstream read leaves in one writev, and nothing waits longer than the rest of
+ * the current loop turn (no timer). Upstream is paused only when the caller's socket still holds
+ * RELAY_BUFFER_LIMIT unsent bytes (a slow client) and resumed on 'drain': a client that keeps up costs no
+ * pause/resume, and one that does not cannot make the proxy buffer without bound.
  */
 function relayBody(
   request: FastifyRequest,
@@ -84,13 +88,27 @@ function relayBody(
     upstreamRequest.destroy(new Error(`stream idle for ${streamIdleTimeoutMs} ms`));
   }, streamIdleTimeoutMs);
 
-  const onData = (chunk: Buffer): void => {
-    bytes += chunk.length;
-    idle.refresh();
-    if (!res.write(chunk) && res.writableLength >= RELAY_BUFFER_LIMIT) {
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    if (flushing === undefined) return;
+    clearImmediate(flushing);
+    flushing = undefined;
+    res.uncork();
+    if (!paused && !res.destroyed && res.writableLength >= RELAY_BUFFER_LIMIT) {
       paused = true;
       upstreamResponse.pause();
     }
+  };
+  const onData = (chunk: Buffer): void => {
+    bytes += chunk.length;
+    idle.refresh();
+    if (flushing === undefined) {
+      res.cork();
+      flushing = setImmediate(flush);
+    }
+    res.write(chunk);
+    // A burst larger than the limit in one read goes out now rather than piling up behind the cork.
+    if (res.writableLength >= RELAY_BUFFER_LIMIT) flush();
   };
   const onDrain = (): void => {
     if (!paused) return;
@@ -101,6 +119,11 @@ function relayBody(
     if (done) return;
     done = true;
     clearTimeout(idle);
+    if (flushing !== undefined) {
+      clearImmediate(flushing);
+      flushing = undefined;
+      res.uncork();
+    }
     upstreamResponse.off('data', onData);
     res.off('drain', onDrain);
     if (error === undefined) return;
@@ -116,6 +139,7 @@ function relayBody(
   upstreamResponse.once('end', () => {
     // The model is done: no silence to watch for while the caller drains the rest.
     clearTimeout(idle);
+    flush();
     res.end();
   });
   upstreamResponse.once('error', (error) => {
