@@ -139,7 +139,9 @@ function relayBody(
   upstreamResponse.once('end', () => {
     // The model is done: no silence to watch for while the caller drains the rest.
     clearTimeout(idle);
-    flush();
+    // Still corked: end() uncorks fully, so the last chunks and the terminating chunk share one writev.
+    if (flushing !== undefined) clearImmediate(flushing);
+    flushing = undefined;
     res.end();
   });
   upstreamResponse.once('error', (error) => {
