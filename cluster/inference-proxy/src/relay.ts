@@ -11,9 +11,10 @@ import { downstreamResponseHeaders, TARGET_HEADER } from './headers.js';
 import type { UpstreamExchange } from './upstream.js';
 
 /**
- * Unsent bytes the caller's socket may hold before the relay pauses the model server's stream: four TLS
- * records (the proxy reads upstream 16 KiB at a time), so a client that keeps up never triggers a pause
- * while a slow one holds at most this much (plus one read) in the proxy per stream.
+ * Unsent bytes the caller's socket may hold before the relay pauses the model server's stream, and the
+ * largest batch it collects before writing: one socket read's worth (libuv reads 64 KiB at a time), so a
+ * client that keeps up never triggers a pause while a slow one holds about this much in the proxy per
+ * stream (plus what the kernel buffers).
  */
 export const RELAY_BUFFER_LIMIT = 64 * 1024;
 
@@ -58,16 +59,20 @@ export function relayUpstreamResponse(
   relayBody(request, res, exchange, endpointName, target, streamIdleTimeoutMs);
 }
 
+const CRLF = Buffer.from('\r\n', 'latin1');
+
 /**
- * The body relay, per chunk: count it, push the idle deadline back, write it to the caller — the same
- * Buffer the HTTP parser handed out (no copy; HTTP/1.1 chunk framing only), no stream layers between the
- * two sockets. Node's TLS layer hands out one callback per TLS record (at most 16 KiB), so one socket read
- * can bring many chunks — 64 KiB of a bulk stream, or dozens of small SSE events. The caller's socket is
- * corked at the first chunk of a read and uncorked by setImmediate, once the event loop has handled that
- * read: every chunk of one upstream read leaves in one writev, and nothing waits longer than the rest of
- * the current loop turn (no timer). Upstream is paused only when the caller's socket still holds
- * RELAY_BUFFER_LIMIT unsent bytes (a slow client) and resumed on 'drain': a client that keeps up costs no
- * pause/resume, and one that does not cannot make the proxy buffer without bound.
+ * The body relay. Node's TLS layer hands the HTTP parser one callback per TLS record (at most 16 KiB), so
+ * one read of the model server's socket brings many chunks: 64 KiB of a bulk stream, or dozens of small
+ * SSE events. Per chunk the relay only counts it, pushes the idle deadline back and keeps a reference to
+ * the parser's Buffer (no copy). Once the event loop has handled that read (setImmediate: the rest of the
+ * current loop turn, no timer), everything it brought goes to the caller's socket as one HTTP/1.1 chunk in
+ * one writev — a size line, the model's Buffers as they are, CRLF — the way nginx relays a read. The first
+ * batch carries the response head, so status and headers reach the caller with the first event, or at
+ * the end of the loop turn in which the model's headers arrived. No stream layers sit between the two
+ * sockets: upstream is paused only when the caller's socket still holds RELAY_BUFFER_LIMIT unsent bytes
+ * (a slow client) and resumed on 'drain', so a client that keeps up costs no pause/resume and one that
+ * does not cannot make the proxy buffer without bound.
  */
 function relayBody(
   request: FastifyRequest,
@@ -77,10 +82,21 @@ function relayBody(
   target: UpstreamTarget,
   streamIdleTimeoutMs: number,
 ): void {
-  res.socket?.setNoDelay(true);
+  const socket = res.socket;
+  if (socket === null) {
+    // The caller is already gone (forward.ts has aborted the upstream request).
+    upstreamRequest.destroy();
+    return;
+  }
+  socket.setNoDelay(true);
+  // Decided by writeHead: chunked unless the model sent a length (or the caller speaks HTTP/1.0).
+  const chunked = res.chunkedEncoding;
   let bytes = 0;
   let paused = false;
   let done = false;
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  let scheduled: NodeJS.Immediate | undefined;
   // Whichever side failed first names the log line (the other side is then torn down here).
   let cause: 'client' | 'upstream' | 'idle' | undefined;
   const idle = setTimeout(() => {
@@ -88,30 +104,43 @@ function relayBody(
     upstreamRequest.destroy(new Error(`stream idle for ${streamIdleTimeoutMs} ms`));
   }, streamIdleTimeoutMs);
 
-  let flushing: NodeJS.Immediate | undefined;
+  /** Writes the batch into the corked socket: one chunk frame around the model's own Buffers. */
+  const writeBatch = (): void => {
+    if (batchBytes === 0) return;
+    if (chunked) socket.write(`${batchBytes.toString(16)}\r\n`, 'latin1');
+    for (const chunk of batch) socket.write(chunk);
+    if (chunked) socket.write(CRLF);
+    batch = [];
+    batchBytes = 0;
+  };
   const flush = (): void => {
-    if (flushing === undefined) return;
-    clearImmediate(flushing);
-    flushing = undefined;
-    res.uncork();
-    if (!paused && !res.destroyed && res.writableLength >= RELAY_BUFFER_LIMIT) {
+    if (scheduled === undefined) return;
+    clearImmediate(scheduled);
+    scheduled = undefined;
+    writeBatch();
+    socket.uncork();
+    if (!paused && socket.writableLength >= RELAY_BUFFER_LIMIT) {
       paused = true;
       upstreamResponse.pause();
     }
   };
+  const hold = (): void => {
+    if (scheduled !== undefined) return;
+    socket.cork();
+    scheduled = setImmediate(flush);
+  };
   const onData = (chunk: Buffer): void => {
+    if (done) return;
     bytes += chunk.length;
     idle.refresh();
-    if (flushing === undefined) {
-      res.cork();
-      flushing = setImmediate(flush);
-    }
-    res.write(chunk);
+    hold();
+    batch.push(chunk);
+    batchBytes += chunk.length;
     // A burst larger than the limit in one read goes out now rather than piling up behind the cork.
-    if (res.writableLength >= RELAY_BUFFER_LIMIT) flush();
+    if (batchBytes >= RELAY_BUFFER_LIMIT) flush();
   };
   const onDrain = (): void => {
-    if (!paused) return;
+    if (!paused || done) return;
     paused = false;
     upstreamResponse.resume();
   };
@@ -119,13 +148,14 @@ function relayBody(
     if (done) return;
     done = true;
     clearTimeout(idle);
-    if (flushing !== undefined) {
-      clearImmediate(flushing);
-      flushing = undefined;
-      res.uncork();
+    if (scheduled !== undefined) {
+      clearImmediate(scheduled);
+      scheduled = undefined;
+      socket.uncork();
     }
+    batch = [];
     upstreamResponse.off('data', onData);
-    res.off('drain', onDrain);
+    socket.off('drain', onDrain);
     if (error === undefined) return;
     upstreamRequest.destroy();
     res.destroy();
@@ -135,13 +165,18 @@ function relayBody(
     else request.log.warn({ ...fields, err: error }, 'model server stream interrupted');
   };
 
+  // The response head goes out with the first batch (or alone at the end of this loop turn).
+  hold();
+  res.flushHeaders();
   upstreamResponse.on('data', onData);
   upstreamResponse.once('end', () => {
+    if (done) return;
     // The model is done: no silence to watch for while the caller drains the rest.
     clearTimeout(idle);
-    // Still corked: end() uncorks fully, so the last chunks and the terminating chunk share one writev.
-    if (flushing !== undefined) clearImmediate(flushing);
-    flushing = undefined;
+    // Still corked: end() uncorks fully, so the last batch and the terminating chunk share one writev.
+    if (scheduled !== undefined) clearImmediate(scheduled);
+    scheduled = undefined;
+    writeBatch();
     res.end();
   });
   upstreamResponse.once('error', (error) => {
@@ -153,7 +188,7 @@ function relayBody(
     cause ??= 'upstream';
     finish(new Error('model server closed the stream before its end'));
   });
-  res.on('drain', onDrain);
+  socket.on('drain', onDrain);
   res.once('error', (error) => finish(error));
   res.once('finish', () => finish());
   res.once('close', () => {
