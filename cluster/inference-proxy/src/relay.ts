@@ -1,8 +1,10 @@
 /**
  * The reverse-proxy relay: streams a model server's answer to the caller as it arrives. Status and
  * headers go out as soon as the model sends them (an SSE client learns at once that its stream is open),
- * every chunk follows without buffering, a stream silent for longer than the idle timeout is cut on both
- * sides, and whichever side fails first names the log line (docs/inference-proxy.md, "Forwarding").
+ * whatever one read of the model's socket brought follows in the same loop turn (never behind a timer),
+ * a slow caller pauses the model's stream rather than growing a buffer, a stream silent for longer than
+ * the idle timeout is cut on both sides, and whichever side fails first names the log line
+ * (docs/inference-proxy.md, "Forwarding" and "Performance").
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
