@@ -236,8 +236,27 @@ export const run: BenchRun = async () => {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const firstLine = (await once(createInterface({ input: proxyChild.stdout }), 'line')) as [string];
-  const proxyPort = (JSON.parse(firstLine[0]) as { port: number }).port;
+  const stopModel = async (): Promise<void> => {
+    model.closeAllConnections();
+    await new Promise<void>((resolve) => model.close(() => resolve()));
+  };
+  let proxyPort = 0;
+  try {
+    const exited = once(proxyChild, 'exit').then(([code]) => {
+      throw new Error(`inference-proxy process exited with ${String(code)} before listening`);
+    });
+    const firstLine = (await Promise.race([
+      once(createInterface({ input: proxyChild.stdout }), 'line'),
+      exited,
+    ])) as [string];
+    exited.catch(() => undefined);
+    proxyPort = (JSON.parse(firstLine[0]) as { port: number }).port;
+  } catch (error) {
+    proxyChild.kill('SIGTERM');
+    await stopModel();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const proxyPid = proxyChild.pid!;
 
   // nginx, when installed.
@@ -245,24 +264,32 @@ export const run: BenchRun = async () => {
   let nginx: ChildProcess | undefined;
   let nginxPort = 0;
   let nginxWorker = 0;
-  if (nginxBin === undefined) {
-    process.stdout.write('nginx not installed\n');
-  } else {
-    nginxPort = await freePort();
-    const nginxDir = join(dir, 'nginx');
-    mkdirSync(nginxDir);
-    writeFileSync(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, nginxPort, modelPort, caFile));
-    nginx = spawn(
-      nginxBin,
-      ['-p', nginxDir, '-e', join(nginxDir, 'error.log'), '-c', join(nginxDir, 'nginx.conf')],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    await waitForPort(nginxPort, nginx, 'nginx');
-    const workers = childPids(nginx.pid!);
-    if (workers.length !== 1) throw new Error(`expected one nginx worker, found ${workers.length}`);
-    nginxWorker = workers[0]!;
+  try {
+    if (nginxBin === undefined) {
+      process.stdout.write('nginx not installed\n');
+    } else {
+      nginxPort = await freePort();
+      const nginxDir = join(dir, 'nginx');
+      mkdirSync(nginxDir);
+      writeFileSync(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, nginxPort, modelPort, caFile));
+      nginx = spawn(
+        nginxBin,
+        ['-p', nginxDir, '-e', join(nginxDir, 'error.log'), '-c', join(nginxDir, 'nginx.conf')],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+      await waitForPort(nginxPort, nginx, 'nginx');
+      const workers = childPids(nginx.pid!);
+      if (workers.length !== 1) throw new Error(`expected one nginx worker, found ${workers.length}`);
+      nginxWorker = workers[0]!;
+    }
+  } catch (error) {
+    nginx?.kill('SIGTERM');
+    proxyChild.kill('SIGTERM');
+    await stopModel();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   const paths: PathName[] = nginx ? ['direct', 'proxy', 'nginx'] : ['direct', 'proxy'];
 
@@ -344,8 +371,7 @@ export const run: BenchRun = async () => {
       proxyChild.exitCode === null ? once(proxyChild, 'exit') : undefined,
       nginx && nginx.exitCode === null ? once(nginx, 'exit') : undefined,
     ]);
-    model.closeAllConnections();
-    await new Promise<void>((resolve) => model.close(() => resolve()));
+    await stopModel();
     rmSync(dir, { recursive: true, force: true });
   }
 
