@@ -66,15 +66,15 @@ const CRLF = Buffer.from('\r\n', 'latin1');
 /**
  * The body relay. Node's TLS layer hands the HTTP parser one callback per TLS record (at most 16 KiB), so
  * one read of the model server's socket brings many chunks: 64 KiB of a bulk stream, or dozens of small
- * SSE events. Per chunk the relay only counts it, pushes the idle deadline back and keeps a reference to
- * the parser's Buffer (no copy). Once the event loop has handled that read (setImmediate: the rest of the
- * current loop turn, no timer), everything it brought goes to the caller's socket as one HTTP/1.1 chunk in
- * one writev — a size line, the model's Buffers as they are, CRLF — the way nginx relays a read. The first
- * batch carries the response head, so status and headers reach the caller with the first event, or at
- * the end of the loop turn in which the model's headers arrived. No stream layers sit between the two
- * sockets: upstream is paused only when the caller's socket still holds RELAY_BUFFER_LIMIT unsent bytes
- * (a slow client) and resumed on 'drain', so a client that keeps up costs no pause/resume and one that
- * does not cannot make the proxy buffer without bound.
+ * SSE events. Per chunk the relay only counts it and keeps a reference to the parser's Buffer (no copy);
+ * the idle deadline is pushed back once per read, when a batch starts. Once the event loop has handled
+ * that read (setImmediate: the rest of the current loop turn, no timer), everything it brought goes to the
+ * caller's socket as one HTTP/1.1 chunk in one writev — a size line, the model's Buffers as they are, CRLF
+ * — the way nginx relays a read. The first batch carries the response head, so status and headers reach
+ * the caller with the first event, or at the end of the loop turn in which the model's headers arrived.
+ * No stream layers sit between the two sockets: upstream is paused only when the caller's socket still
+ * holds RELAY_BUFFER_LIMIT unsent bytes (a slow client) and resumed on 'drain', so a client that keeps up
+ * costs no pause/resume and one that does not cannot make the proxy buffer without bound.
  */
 function relayBody(
   request: FastifyRequest,
@@ -126,15 +126,16 @@ function relayBody(
       upstreamResponse.pause();
     }
   };
+  /** Starts a batch: cork, flush at the end of this loop turn, push the idle deadline back (once per read). */
   const hold = (): void => {
     if (scheduled !== undefined) return;
+    idle.refresh();
     socket.cork();
     scheduled = setImmediate(flush);
   };
   const onData = (chunk: Buffer): void => {
     if (done) return;
     bytes += chunk.length;
-    idle.refresh();
     hold();
     batch.push(chunk);
     batchBytes += chunk.length;
