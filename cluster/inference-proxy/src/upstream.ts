@@ -121,6 +121,8 @@ export class UpstreamClient {
         // Verify the service name in the certificate; IP literals are checked against IP SANs instead.
         ...(isIP(r.target.host) === 0 ? { servername: r.target.host } : {}),
       });
+      // Chunks and the first SSE event leave as soon as written (cached per socket: free on a reused one).
+      req.setNoDelay(true);
       let settled = false;
       const settle = () => {
         settled = true;
