@@ -18,7 +18,9 @@ import type { IVpc, SubnetSelection, ISecurityGroup } from 'aws-cdk-lib/aws-ec2'
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { functionTimeoutSeconds } from '../api-routes.js';
@@ -53,6 +55,61 @@ export type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
 /** Timeout of the function behind `handler` in `api`, by the one rule of `functionTimeoutSeconds()`. */
 export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler): Duration {
   return Duration.seconds(functionTimeoutSeconds(api, handler));
+}
+
+/**
+ * The bundling options every PlatformFunction passes to NodejsFunction (the one place bench/lambda-init.ts
+ * reads them from, so the benchmark bundles exactly what is deployed).
+ */
+export function functionBundling(entryName: string): BundlingOptions {
+  void entryName;
+  return {
+    format: OutputFormat.ESM,
+    target: 'node22',
+    minify: true,
+    sourceMap: true,
+    // Bundle the SDK too: the versions in package-lock.json are the versions that run.
+    externalModules: [],
+    mainFields: ['module', 'main'],
+    // Bundled CommonJS dependencies call require(); ESM output needs it defined.
+    banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+    forceDockerBundling: false,
+    logLevel: LogLevel.ERROR,
+  };
+}
+
+/** NODE_OPTIONS of the function. */
+export function functionNodeOptions(entryName: string): string {
+  void entryName;
+  return '--enable-source-maps';
+}
+
+/**
+ * The esbuild build options NodejsFunction derives from `bundling` (aws-lambda-nodejs' Bundling: `--bundle
+ * --platform=node` plus one flag per option), for bundling a handler outside CDK the way CDK does.
+ */
+export function esbuildOptionsOf(bundling: BundlingOptions, entry: string, outfile: string): BuildOptions {
+  const mode = bundling.sourceMapMode;
+  const sourcemap =
+    mode === undefined || mode === SourceMapMode.DEFAULT ? (bundling.sourceMap ?? mode !== undefined) : mode;
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    ...(bundling.target !== undefined ? { target: bundling.target } : {}),
+    ...(bundling.format !== undefined ? { format: bundling.format } : {}),
+    minify: bundling.minify ?? false,
+    sourcemap,
+    sourcesContent: bundling.sourcesContent ?? true,
+    external: [...(bundling.externalModules ?? ['@aws-sdk/*']), ...(bundling.nodeModules ?? [])],
+    ...(bundling.define !== undefined ? { define: bundling.define } : {}),
+    keepNames: bundling.keepNames ?? false,
+    ...(bundling.banner !== undefined ? { banner: { js: bundling.banner } } : {}),
+    ...(bundling.footer !== undefined ? { footer: { js: bundling.footer } } : {}),
+    ...(bundling.mainFields !== undefined ? { mainFields: bundling.mainFields } : {}),
+    logLevel: 'error',
+  };
 }
 
 export interface PlatformFunctionProps {
@@ -131,24 +188,12 @@ export class PlatformFunction extends NodejsFunction {
         ? { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: network.securityGroups }
         : {}),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: functionNodeOptions(props.entryName),
         POWERTOOLS_SERVICE_NAME: props.entryName,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Bundle the SDK too: the versions in package-lock.json are the versions that run.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        // Bundled CommonJS dependencies call require(); ESM output needs it defined.
-        banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-        forceDockerBundling: false,
-        logLevel: LogLevel.ERROR,
-      },
+      bundling: functionBundling(props.entryName),
     });
     logGroup.grantWrite(role);
     NagSuppressions.addResourceSuppressions(this, [
