@@ -59,7 +59,12 @@ function handlerNames(): string[] {
     .sort();
 }
 
-async function bundle(name: string, entry: string, bundling: ReturnType<typeof functionBundling>, dir: string) {
+async function bundle(
+  name: string,
+  entry: string,
+  bundling: ReturnType<typeof functionBundling>,
+  dir: string,
+) {
   const outfile = join(dir, name.replace(/[^a-z0-9-]/gi, '_'), 'index.mjs');
   await build({ ...esbuildOptionsOf(bundling, entry, outfile), absWorkingDir: PROJECT_ROOT });
   return { outfile, bytes: statSync(outfile).size };
@@ -67,19 +72,23 @@ async function bundle(name: string, entry: string, bundling: ReturnType<typeof f
 
 /** One fresh node process importing `file`: ms from before to after the import. */
 function initOnce(runner: string, file: string, name: string, sourceMaps: boolean): number {
-  const out = execFileSync(process.execPath, [...(sourceMaps ? ['--enable-source-maps'] : []), runner, file], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      AWS_REGION: 'us-east-1',
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_LAMBDA_FUNCTION_NAME: name,
-      POWERTOOLS_SERVICE_NAME: name,
-      POWERTOOLS_LOG_LEVEL: 'INFO',
+  const out = execFileSync(
+    process.execPath,
+    [...(sourceMaps ? ['--enable-source-maps'] : []), runner, file],
+    {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        AWS_REGION: 'us-east-1',
+        AWS_DEFAULT_REGION: 'us-east-1',
+        AWS_LAMBDA_FUNCTION_NAME: name,
+        POWERTOOLS_SERVICE_NAME: name,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      },
+      encoding: 'utf8',
+      // The SDK warns on Node < 22 (Lambda runs 22); the warning is noise here.
+      stdio: ['ignore', 'pipe', 'ignore'],
     },
-    encoding: 'utf8',
-    // The SDK warns on Node < 22 (Lambda runs 22); the warning is noise here.
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  );
   return Number(out);
 }
 

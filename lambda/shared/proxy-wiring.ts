@@ -3,9 +3,9 @@
  * the per-request steps both take (log fields, target and envelope, time budget).
  */
 import type { LookupFunction } from 'node:net';
-import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
+import type { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { Context } from 'aws-lambda';
 import {
   RegionalTargetResolver,
@@ -32,12 +32,30 @@ export interface AwsClients {
   elbv2: ElasticLoadBalancingV2Client;
 }
 
-/** SDK clients for the function's own region (AWS_REGION, set by Lambda). */
-export function defaultAwsClients(): AwsClients {
+/**
+ * The regional mode's SDK clients for the function's own region (AWS_REGION, set by Lambda). Their
+ * modules are imported on the first target lookup, never at module init, so a global proxy (which
+ * never calls SSM or ELBv2) does not pay for them (docs/edge-lambdas.md, "Bundles and init").
+ */
+async function regionalAwsClients(): Promise<Pick<AwsClients, 'ssm' | 'elbv2'>> {
+  const [ssm, elbv2] = await Promise.all([
+    import('@aws-sdk/client-ssm'),
+    import('@aws-sdk/client-elastic-load-balancing-v2'),
+  ]);
+  return { ssm: new ssm.SSMClient({}), elbv2: new elbv2.ElasticLoadBalancingV2Client({}) };
+}
+
+/** A resolver built on its first use (a failed build is retried on the next request). */
+function deferredResolver(build: () => Promise<TargetResolver>): TargetResolver {
+  let built: Promise<TargetResolver> | undefined;
   return {
-    secretsManager: new SecretsManagerClient({}),
-    ssm: new SSMClient({}),
-    elbv2: new ElasticLoadBalancingV2Client({}),
+    async resolve(ctx) {
+      const pending = (built ??= build());
+      pending.catch(() => {
+        if (built === pending) built = undefined;
+      });
+      return (await pending).resolve(ctx);
+    },
   };
 }
 
@@ -68,27 +86,34 @@ export interface ProxyDeps {
  */
 export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: string): ProxyDeps {
   const logger = opts.logger ?? createLogger(service);
-  const clients = opts.clients ?? defaultAwsClients();
+  const { clients } = opts;
   const makeTarget = targetFactory({
     caPem: config.caPem,
     servername: config.backendHostname,
     port: config.backendPort,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
-  const keys = secretsManagerKeySource(clients.secretsManager, config.signingKeySecretArn);
+  const keys = secretsManagerKeySource(
+    clients?.secretsManager ?? new SecretsManagerClient({}),
+    config.signingKeySecretArn,
+  );
   const common = { keys, hostHeader: config.backendHostname, logger, mode: config.mode };
   if (config.mode === 'global') {
     return { ...common, targets: staticTargetResolver(makeTarget(config.acceleratorDns ?? '')) };
   }
-  const targets = new RegionalTargetResolver({
-    ssm: clients.ssm,
-    elbv2: clients.elbv2,
-    parameterName: config.albHostParameter ?? '',
-    ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
-    ttlMs: config.albCacheTtlMs,
-    makeTarget,
-    logger,
-  });
+  const regional = (regionalClients: Pick<AwsClients, 'ssm' | 'elbv2'>): TargetResolver =>
+    new RegionalTargetResolver({
+      ssm: regionalClients.ssm,
+      elbv2: regionalClients.elbv2,
+      parameterName: config.albHostParameter ?? '',
+      ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
+      ttlMs: config.albCacheTtlMs,
+      makeTarget,
+      logger,
+    });
+  const targets = clients
+    ? regional(clients)
+    : deferredResolver(async () => regional(await regionalAwsClients()));
   return { ...common, targets };
 }
 
