@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import {
+  GLOBAL_PROXY_BUNDLE,
   PROJECT_ROOT,
   esbuildOptionsOf,
   functionBundling,
@@ -51,12 +52,31 @@ interface Bundle {
   readonly deployedWithSourceMaps: boolean;
 }
 
-/** The handler folders of lambda/ (each with index.ts). */
-function handlerNames(): string[] {
+/** The proxies deployed twice: a global bundle (GLOBAL_PROXY_BUNDLE) and a regional one. */
+const PROXIES = new Set(['control-plane-proxy', 'inference-stream-proxy']);
+
+interface Variant {
+  /** Figure label. */
+  readonly name: string;
+  /** Folder under lambda/. */
+  readonly entryName: string;
+  readonly defines: Readonly<Record<string, string>>;
+}
+
+/** The handler folders of lambda/ (each with index.ts), each proxy in both of its bundles. */
+function variants(): Variant[] {
   const root = join(PROJECT_ROOT, 'lambda');
   return readdirSync(root)
     .filter((d) => d !== 'shared' && existsSync(join(root, d, 'index.ts')))
-    .sort();
+    .sort()
+    .flatMap((entryName) =>
+      PROXIES.has(entryName)
+        ? [
+            { name: `${entryName} (global)`, entryName, defines: GLOBAL_PROXY_BUNDLE },
+            { name: `${entryName} (regional)`, entryName, defines: {} },
+          ]
+        : [{ name: entryName, entryName, defines: {} }],
+    );
 }
 
 async function bundle(
@@ -110,18 +130,18 @@ export const run: BenchRun = async () => {
     const runner = join(dir, 'runner.mjs');
     writeFileSync(runner, RUNNER);
     const bundles: Bundle[] = [];
-    for (const name of handlerNames()) {
+    for (const { name, entryName, defines } of variants()) {
       const { outfile, bytes } = await bundle(
         name,
-        join(PROJECT_ROOT, 'lambda', name, 'index.ts'),
-        functionBundling(name),
+        join(PROJECT_ROOT, 'lambda', entryName, 'index.ts'),
+        functionBundling(entryName, defines),
         dir,
       );
       bundles.push({
         name,
         file: outfile,
         bytes,
-        deployedWithSourceMaps: functionNodeOptions(name).includes('--enable-source-maps'),
+        deployedWithSourceMaps: functionNodeOptions(entryName)?.includes('--enable-source-maps') ?? false,
       });
     }
     for (const [name, source] of Object.entries(ANCHOR_SOURCES)) {

@@ -9,10 +9,12 @@
  */
 import { Agent } from 'node:https';
 import type { LookupFunction } from 'node:net';
-// Types only: the SSM and ELBv2 modules are imported when a regional lookup runs, so a global proxy's
-// module init never evaluates them (docs/edge-lambdas.md, "Bundles and init").
-import type { ElasticLoadBalancingV2Client, LoadBalancer } from '@aws-sdk/client-elastic-load-balancing-v2';
-import type { SSMClient } from '@aws-sdk/client-ssm';
+import {
+  paginateDescribeLoadBalancers,
+  type ElasticLoadBalancingV2Client,
+  type LoadBalancer,
+} from '@aws-sdk/client-elastic-load-balancing-v2';
+import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { describeError, internalError, ApiError } from './errors.js';
 import type { EdgeLogger } from './logger.js';
 import { isHostname } from './env.js';
@@ -168,7 +170,6 @@ export class RegionalTargetResolver implements TargetResolver {
     const account = this.opts.accountId ?? accountFromArn(ctx.invokedFunctionArn);
     if (account === undefined) throw refused('account_unknown');
 
-    const { GetParameterCommand } = await import('@aws-sdk/client-ssm');
     const parameter = await this.opts.ssm.send(
       new GetParameterCommand({ Name: this.opts.parameterName, WithDecryption: false }),
     );
@@ -190,7 +191,6 @@ export class RegionalTargetResolver implements TargetResolver {
 
   /** DescribeLoadBalancers cannot filter by DNS name, so the account's load balancers are paged through. */
   private async findLoadBalancer(host: string): Promise<LoadBalancer | undefined> {
-    const { paginateDescribeLoadBalancers } = await import('@aws-sdk/client-elastic-load-balancing-v2');
     const pages = paginateDescribeLoadBalancers({ client: this.opts.elbv2, pageSize: 400 }, {});
     for await (const page of pages) {
       const match = page.LoadBalancers?.find((lb) => lb.DNSName?.toLowerCase() === host);

@@ -3,9 +3,9 @@
  * the per-request steps both take (log fields, target and envelope, time budget).
  */
 import type { LookupFunction } from 'node:net';
-import type { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
+import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { SSMClient } from '@aws-sdk/client-ssm';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import type { Context } from 'aws-lambda';
 import {
   RegionalTargetResolver,
@@ -33,31 +33,14 @@ export interface AwsClients {
 }
 
 /**
- * The regional mode's SDK clients for the function's own region (AWS_REGION, set by Lambda). Their
- * modules are imported on the first target lookup, never at module init, so a global proxy (which
- * never calls SSM or ELBv2) does not pay for them (docs/edge-lambdas.md, "Bundles and init").
+ * Set at bundle time, never at run time: a global proxy's bundle is built with
+ * `process.env.GCO_PROXY_BUNDLE` defined as `"global"` (GLOBAL_PROXY_BUNDLE in
+ * lib/constructs/platform-function.ts), which leaves the regional lookup and the SSM and ELBv2 clients
+ * only it uses out of that bundle (docs/edge-lambdas.md, "Bundles and init"). Unset (tests, the local
+ * platform, regional bundles): both modes.
  */
-async function regionalAwsClients(): Promise<Pick<AwsClients, 'ssm' | 'elbv2'>> {
-  const [ssm, elbv2] = await Promise.all([
-    import('@aws-sdk/client-ssm'),
-    import('@aws-sdk/client-elastic-load-balancing-v2'),
-  ]);
-  return { ssm: new ssm.SSMClient({}), elbv2: new elbv2.ElasticLoadBalancingV2Client({}) };
-}
-
-/** A resolver built on its first use (a failed build is retried on the next request). */
-function deferredResolver(build: () => Promise<TargetResolver>): TargetResolver {
-  let built: Promise<TargetResolver> | undefined;
-  return {
-    async resolve(ctx) {
-      const pending = (built ??= build());
-      pending.catch(() => {
-        if (built === pending) built = undefined;
-      });
-      return (await pending).resolve(ctx);
-    },
-  };
-}
+const GLOBAL_ONLY_MESSAGE =
+  'this bundle was built for a global proxy (GCO_PROXY_BUNDLE=global): it has no regional target lookup';
 
 /** Overrides for the from-environment factories (tests, the local platform). */
 export interface FromEnvOptions {
@@ -86,35 +69,35 @@ export interface ProxyDeps {
  */
 export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: string): ProxyDeps {
   const logger = opts.logger ?? createLogger(service);
-  const { clients } = opts;
   const makeTarget = targetFactory({
     caPem: config.caPem,
     servername: config.backendHostname,
     port: config.backendPort,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
+  // SDK clients for the function's own region (AWS_REGION, set by Lambda) unless the caller passes them.
   const keys = secretsManagerKeySource(
-    clients?.secretsManager ?? new SecretsManagerClient({}),
+    opts.clients?.secretsManager ?? new SecretsManagerClient({}),
     config.signingKeySecretArn,
   );
   const common = { keys, hostHeader: config.backendHostname, logger, mode: config.mode };
   if (config.mode === 'global') {
     return { ...common, targets: staticTargetResolver(makeTarget(config.acceleratorDns ?? '')) };
   }
-  const regional = (regionalClients: Pick<AwsClients, 'ssm' | 'elbv2'>): TargetResolver =>
-    new RegionalTargetResolver({
-      ssm: regionalClients.ssm,
-      elbv2: regionalClients.elbv2,
+  // The bundler drops this branch (and with it RegionalTargetResolver, SSM and ELBv2) from a global bundle.
+  if (process.env['GCO_PROXY_BUNDLE'] !== 'global') {
+    const targets = new RegionalTargetResolver({
+      ssm: opts.clients?.ssm ?? new SSMClient({}),
+      elbv2: opts.clients?.elbv2 ?? new ElasticLoadBalancingV2Client({}),
       parameterName: config.albHostParameter ?? '',
       ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
       ttlMs: config.albCacheTtlMs,
       makeTarget,
       logger,
     });
-  const targets = clients
-    ? regional(clients)
-    : deferredResolver(async () => regional(await regionalAwsClients()));
-  return { ...common, targets };
+    return { ...common, targets };
+  }
+  throw new Error(GLOBAL_ONLY_MESSAGE);
 }
 
 /** The request fields of every log line of a proxy (never headers, bodies or query strings). */
