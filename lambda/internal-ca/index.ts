@@ -36,14 +36,7 @@ import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import {
-  generateCa,
-  issuedBy,
-  issueServerCertificate,
-  parseKeyPair,
-  renewalReason,
-  usableCa,
-} from './pki.js';
+import type * as Pki from './pki.js';
 import type { CaKeyPair, ServerKeyPair } from './pki.js';
 
 export const SERVICE_NAME = 'internal-ca';
@@ -86,6 +79,12 @@ export interface InternalCaHandler {
 
 const enc = new TextEncoder();
 
+/**
+ * The PKI module (node-forge, the largest part of the bundle), loaded on the first invocation that
+ * reads or issues a certificate instead of at module init (docs/edge-lambdas.md, "Bundles and init").
+ */
+const pki = (): Promise<typeof Pki> => import('./pki.js');
+
 function stringProp(props: Record<string, unknown>, name: string): string {
   const value = props[name];
   if (typeof value !== 'string' || value === '') throw new Error(`${name} is required (a non-empty string)`);
@@ -106,7 +105,8 @@ const isCertificateArn = (id: string): boolean => /^arn:[a-z-]+:acm:[a-z0-9-]+:\
 export function createHandler(deps: InternalCaDeps): InternalCaHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const now = deps.now ?? (() => new Date());
-  const makeCa = deps.generateCa ?? generateCa;
+  const makeCa = async (commonName: string, at: Date): Promise<CaKeyPair> =>
+    (deps.generateCa ?? (await pki()).generateCa)(commonName, at);
 
   async function secretString(secretId: string): Promise<string | undefined> {
     try {
@@ -131,9 +131,9 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     const physicalId = event.RequestType === 'Create' ? `internal-ca:${secretId}` : event.PhysicalResourceId;
     if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalId };
     const at = now();
-    let ca = usableCa(await secretString(secretId), at);
+    let ca = (await pki()).usableCa(await secretString(secretId), at);
     if (ca === undefined) {
-      ca = makeCa(stringProp(props, 'CommonName'), at);
+      ca = await makeCa(stringProp(props, 'CommonName'), at);
       await putSecret(secretId, ca);
       logger.info('internal CA generated and stored', { secret: secretId });
     } else {
@@ -187,7 +187,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
 
   /** The CA from its replica in this region; issuing needs it only to be valid now. */
   async function regionalCa(caSecretId: string): Promise<CaKeyPair> {
-    const ca = usableCa(await secretString(caSecretId), now(), 0);
+    const ca = (await pki()).usableCa(await secretString(caSecretId), now(), 0);
     if (ca === undefined) {
       throw new Error(
         `the internal CA secret ${caSecretId} holds no usable CA (deploy the global stack first)`,
@@ -206,7 +206,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     keyPairSecretId: string,
     certificateArn: string | undefined,
   ): Promise<string> {
-    const pair = issueServerCertificate(ca, dnsNames, now());
+    const pair = (await pki()).issueServerCertificate(ca, dnsNames, now());
     const imported = await deps.acm.send(
       new ImportCertificateCommand({
         ...(certificateArn ? { CertificateArn: certificateArn } : {}),
@@ -229,6 +229,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     const dnsNames = stringListProp(props, 'DnsNames');
     const ca = await regionalCa(stringProp(props, 'CaSecretId'));
     const stored = await secretString(keyPairSecretId);
+    const { issuedBy, parseKeyPair, renewalReason } = await pki();
     const reason = renewalReason(stored, dnsNames, now());
     if (reason === undefined) {
       const pair = parseKeyPair(stored);

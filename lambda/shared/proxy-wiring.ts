@@ -32,14 +32,15 @@ export interface AwsClients {
   elbv2: ElasticLoadBalancingV2Client;
 }
 
-/** SDK clients for the function's own region (AWS_REGION, set by Lambda). */
-export function defaultAwsClients(): AwsClients {
-  return {
-    secretsManager: new SecretsManagerClient({}),
-    ssm: new SSMClient({}),
-    elbv2: new ElasticLoadBalancingV2Client({}),
-  };
-}
+/**
+ * Set at bundle time, never at run time: a global proxy's bundle is built with
+ * `process.env.GCO_PROXY_BUNDLE` defined as `"global"` (GLOBAL_PROXY_BUNDLE in
+ * lib/constructs/platform-function.ts), which leaves the regional lookup and the SSM and ELBv2 clients
+ * only it uses out of that bundle (docs/edge-lambdas.md, "Bundles and init"). Unset (tests, the local
+ * platform, regional bundles): both modes.
+ */
+const GLOBAL_ONLY_MESSAGE =
+  'this bundle was built for a global proxy (GCO_PROXY_BUNDLE=global): it has no regional target lookup';
 
 /** Overrides for the from-environment factories (tests, the local platform). */
 export interface FromEnvOptions {
@@ -68,28 +69,35 @@ export interface ProxyDeps {
  */
 export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: string): ProxyDeps {
   const logger = opts.logger ?? createLogger(service);
-  const clients = opts.clients ?? defaultAwsClients();
   const makeTarget = targetFactory({
     caPem: config.caPem,
     servername: config.backendHostname,
     port: config.backendPort,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
-  const keys = secretsManagerKeySource(clients.secretsManager, config.signingKeySecretArn);
+  // SDK clients for the function's own region (AWS_REGION, set by Lambda) unless the caller passes them.
+  const keys = secretsManagerKeySource(
+    opts.clients?.secretsManager ?? new SecretsManagerClient({}),
+    config.signingKeySecretArn,
+  );
   const common = { keys, hostHeader: config.backendHostname, logger, mode: config.mode };
   if (config.mode === 'global') {
     return { ...common, targets: staticTargetResolver(makeTarget(config.acceleratorDns ?? '')) };
   }
-  const targets = new RegionalTargetResolver({
-    ssm: clients.ssm,
-    elbv2: clients.elbv2,
-    parameterName: config.albHostParameter ?? '',
-    ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
-    ttlMs: config.albCacheTtlMs,
-    makeTarget,
-    logger,
-  });
-  return { ...common, targets };
+  // The bundler drops this branch (and with it RegionalTargetResolver, SSM and ELBv2) from a global bundle.
+  if (process.env['GCO_PROXY_BUNDLE'] !== 'global') {
+    const targets = new RegionalTargetResolver({
+      ssm: opts.clients?.ssm ?? new SSMClient({}),
+      elbv2: opts.clients?.elbv2 ?? new ElasticLoadBalancingV2Client({}),
+      parameterName: config.albHostParameter ?? '',
+      ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
+      ttlMs: config.albCacheTtlMs,
+      makeTarget,
+      logger,
+    });
+    return { ...common, targets };
+  }
+  throw new Error(GLOBAL_ONLY_MESSAGE);
 }
 
 /** The request fields of every log line of a proxy (never headers, bodies or query strings). */

@@ -1,6 +1,7 @@
 /**
- * Every Lambda of the platform: Node.js 22 on arm64, bundled by the local esbuild (minified, source maps,
- * ESM) — never in Docker — with X-Ray tracing, a log group with bounded retention, and Powertools JSON
+ * Every Lambda of the platform: Node.js 22 on arm64, bundled by the local esbuild (minified, source maps
+ * without sources content, ESM; choices per function in docs/edge-lambdas.md, "Bundles and init") —
+ * never in Docker — with X-Ray tracing, a log group with bounded retention, and Powertools JSON
  * logs. Entry: `lambda/<name>/index.ts`, exporting `handler`.
  *
  * Least privilege: unless a role is passed, each function gets its own role that may write only to its
@@ -18,7 +19,9 @@ import type { IVpc, SubnetSelection, ISecurityGroup } from 'aws-cdk-lib/aws-ec2'
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { functionTimeoutSeconds } from '../api-routes.js';
@@ -55,6 +58,90 @@ export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler):
   return Duration.seconds(functionTimeoutSeconds(api, handler));
 }
 
+/**
+ * Functions started with `--enable-source-maps` (NODE_OPTIONS): Node then parses the bundle's source map
+ * at module init (measured by bench/lambda-init.ts), so only functions no user waits on and whose
+ * failures reach CloudWatch as thrown errors with a stack: the CloudFormation custom resource of the
+ * internal CA and the Secrets Manager rotation. The request-path functions log failures by name, code
+ * and message (lambda/shared/errors.ts, describeError) and start without the flag; their bundles still
+ * carry the source map (index.mjs.map, sources by path, no sources content), so a stack from them
+ * resolves offline (docs/edge-lambdas.md, "Bundles and init").
+ */
+export const SOURCE_MAPPED_FUNCTIONS: ReadonlySet<string> = new Set(['internal-ca', 'signing-key-rotation']);
+
+/** NODE_OPTIONS of the function behind `entryName`; undefined when it starts without options. */
+export function functionNodeOptions(entryName: string): string | undefined {
+  return SOURCE_MAPPED_FUNCTIONS.has(entryName) ? '--enable-source-maps' : undefined;
+}
+
+/**
+ * The `define` of a global proxy's bundle (control-plane-proxy, inference-stream-proxy in the global
+ * stack): the regional target lookup and its SSM and ELBv2 clients are left out of it
+ * (lambda/shared/proxy-wiring.ts).
+ */
+export const GLOBAL_PROXY_BUNDLE: Readonly<Record<string, string>> = {
+  'process.env.GCO_PROXY_BUNDLE': JSON.stringify('global'),
+};
+
+/**
+ * The bundling options PlatformFunction passes to NodejsFunction — the one place bench/lambda-init.ts
+ * reads them from, so the benchmark bundles exactly what is deployed. `defines`: the function's
+ * compile-time constants (PlatformFunctionProps.bundleDefines).
+ */
+export function functionBundling(
+  entryName: string,
+  defines: Readonly<Record<string, string>> = {},
+): BundlingOptions {
+  void entryName; // every function is bundled alike; per-function choices are `defines` and NODE_OPTIONS
+  return {
+    format: OutputFormat.ESM,
+    target: 'node22',
+    // Whitespace, syntax and identifiers: a smaller bundle parses faster. No keepNames: error classes set
+    // `name` themselves, and a stack's function names come from the source map.
+    minify: true,
+    // index.mjs.map in the asset, naming the original files but without their text (a smaller map).
+    sourceMap: true,
+    sourcesContent: false,
+    // Bundle the SDK too: the versions in package-lock.json are the versions that run, tree-shaken to
+    // the clients a handler imports, in one file (the runtime's SDK loads from many files at init).
+    externalModules: [],
+    mainFields: ['module', 'main'],
+    ...(Object.keys(defines).length > 0 ? { define: { ...defines } } : {}),
+    // Bundled CommonJS dependencies call require(); ESM output needs it defined.
+    banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+    forceDockerBundling: false,
+    logLevel: LogLevel.ERROR,
+  };
+}
+
+/**
+ * The esbuild build options NodejsFunction derives from `bundling` (aws-lambda-nodejs' Bundling: `--bundle
+ * --platform=node` plus one flag per option), for bundling a handler outside CDK the way CDK does.
+ */
+export function esbuildOptionsOf(bundling: BundlingOptions, entry: string, outfile: string): BuildOptions {
+  const mode = bundling.sourceMapMode;
+  const sourcemap =
+    mode === undefined || mode === SourceMapMode.DEFAULT ? (bundling.sourceMap ?? mode !== undefined) : mode;
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    ...(bundling.target !== undefined ? { target: bundling.target } : {}),
+    ...(bundling.format !== undefined ? { format: bundling.format } : {}),
+    minify: bundling.minify ?? false,
+    sourcemap,
+    sourcesContent: bundling.sourcesContent ?? true,
+    external: [...(bundling.externalModules ?? ['@aws-sdk/*']), ...(bundling.nodeModules ?? [])],
+    ...(bundling.define !== undefined ? { define: bundling.define } : {}),
+    keepNames: bundling.keepNames ?? false,
+    ...(bundling.banner !== undefined ? { banner: { js: bundling.banner } } : {}),
+    ...(bundling.footer !== undefined ? { footer: { js: bundling.footer } } : {}),
+    ...(bundling.mainFields !== undefined ? { mainFields: bundling.mainFields } : {}),
+    logLevel: 'error',
+  };
+}
+
 export interface PlatformFunctionProps {
   /** Folder under `lambda/` holding `index.ts`; also the function's Powertools service name. */
   readonly entryName: string;
@@ -70,8 +157,8 @@ export interface PlatformFunctionProps {
    */
   readonly memorySize?: number;
   /**
-   * Variables added to the ones every function gets (NODE_OPTIONS, POWERTOOLS_SERVICE_NAME,
-   * POWERTOOLS_LOG_LEVEL).
+   * Variables added to the ones every function gets (POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, and
+   * NODE_OPTIONS where `functionNodeOptions()` gives one).
    * @default none
    */
   readonly environment?: Record<string, string>;
@@ -92,6 +179,12 @@ export interface PlatformFunctionProps {
    * @default a new role allowed to write only to the function's log group
    */
   readonly role?: IRole;
+  /**
+   * Compile-time constants of this function's bundle (esbuild `define`): a per-function bundle that
+   * leaves out code the function never runs, e.g. GLOBAL_PROXY_BUNDLE.
+   * @default none
+   */
+  readonly bundleDefines?: Readonly<Record<string, string>>;
 }
 
 export class PlatformFunction extends NodejsFunction {
@@ -101,6 +194,7 @@ export class PlatformFunction extends NodejsFunction {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const { network } = props;
+    const nodeOptions = functionNodeOptions(props.entryName);
     const role =
       props.role ??
       new Role(scope, `${id}Role`, {
@@ -131,24 +225,12 @@ export class PlatformFunction extends NodejsFunction {
         ? { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: network.securityGroups }
         : {}),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}),
         POWERTOOLS_SERVICE_NAME: props.entryName,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Bundle the SDK too: the versions in package-lock.json are the versions that run.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        // Bundled CommonJS dependencies call require(); ESM output needs it defined.
-        banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-        forceDockerBundling: false,
-        logLevel: LogLevel.ERROR,
-      },
+      bundling: functionBundling(props.entryName, props.bundleDefines),
     });
     logGroup.grantWrite(role);
     NagSuppressions.addResourceSuppressions(this, [

@@ -33,7 +33,11 @@ import {
 } from '../names.js';
 import { GlobalApiWaf } from '../constructs/global-api-waf.js';
 import { InternalCertificateAuthority } from '../constructs/internal-ca.js';
-import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
+import {
+  GLOBAL_PROXY_BUNDLE,
+  PlatformFunction,
+  routeFunctionTimeout,
+} from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
 import { SigningKeySecret } from '../constructs/signing-key-secret.js';
@@ -213,6 +217,7 @@ export class GlobalStack extends PlatformStack {
         timeout: routeFunctionTimeout(this.apiDefinition, 'control-plane-proxy'),
         invokedBy: 'api-gateway',
         environment,
+        bundleDefines: GLOBAL_PROXY_BUNDLE,
       });
       functions['inference-stream-proxy'] = new PlatformFunction(this, 'InferenceProxy', {
         entryName: 'inference-stream-proxy',
@@ -220,6 +225,7 @@ export class GlobalStack extends PlatformStack {
         timeout: routeFunctionTimeout(this.apiDefinition, 'inference-stream-proxy'),
         invokedBy: 'api-gateway',
         environment,
+        bundleDefines: GLOBAL_PROXY_BUNDLE,
       });
       this.signingKeySecret.grantRead(functions['control-plane-proxy']);
       this.signingKeySecret.grantRead(functions['inference-stream-proxy']);

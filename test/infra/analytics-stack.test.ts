@@ -418,8 +418,8 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
     const envOf = (key: FunctionKey) =>
       fns[fnId(key)]!.Properties.Environment.Variables as Record<string, unknown>;
     const stream = { Ref: logicalId(stack, stack.eventsStream) };
+    // No NODE_OPTIONS: request-path functions start without --enable-source-maps (docs/edge-lambdas.md).
     const base = (service: string) => ({
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: service,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     });

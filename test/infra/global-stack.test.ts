@@ -2,7 +2,7 @@
 // once, against the synthesized template; a snapshot per configuration; cdk-nag on every configuration.
 // The stack is built on its own (no regional stacks) with bundling skipped, except in the one test that
 // proves the functions bundle locally without Docker.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
@@ -11,6 +11,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { addGlobalStack } from '../../lib/app-builder.js';
 import { loadConfig } from '../../lib/config.js';
 import { InternalCertificate } from '../../lib/constructs/internal-ca.js';
+import { functionNodeOptions } from '../../lib/constructs/platform-function.js';
 import { internalCaSecretName } from '../../lib/names.js';
 import {
   addNagPacks,
@@ -623,21 +624,36 @@ describe('functions and IAM', () => {
 
 test('functions bundle with the local esbuild (no Docker): minified ESM with a source map', () => {
   const s = synthGlobal(cdkJsonContext(), { bundle: true });
-  const assets = s
+  const functions = s
     .ofType('AWS::Lambda::Function')
     .filter(([id]) => !id.includes('framework'))
-    .map(
-      ([, f]) =>
-        String(f.Properties.Code && JSON.stringify(f.Properties.Code)).match(/([0-9a-f]{64})\.zip/)?.[1],
-    );
+    .map(([, f]) => ({
+      hash: String(f.Properties.Code && JSON.stringify(f.Properties.Code)).match(/([0-9a-f]{64})\.zip/)?.[1],
+      env: (f.Properties.Environment as { Variables: Record<string, string> }).Variables,
+    }));
   // Key rotation, internal CA, aggregator, the two proxies.
-  expect(assets).toHaveLength(5);
-  for (const hash of assets) {
+  expect(functions).toHaveLength(5);
+  for (const { hash, env } of functions) {
     const dir = join(s.outdir, `asset.${hash!}`);
-    expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as Json;
+    // Sources by path, without their text (docs/edge-lambdas.md, "Bundles and init").
+    expect(map['sources']).toEqual(expect.arrayContaining([expect.stringMatching(/^\.\.\/.*lambda\//)]));
+    expect(map['sourcesContent']).toBeUndefined();
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     // Minified: whole modules on a handful of very long lines.
     expect(code.length / code.split('\n').length).toBeGreaterThan(2000);
+    const service = env['POWERTOOLS_SERVICE_NAME']!;
+    // --enable-source-maps only where no user waits on a cold start.
+    expect(env['NODE_OPTIONS']).toBe(functionNodeOptions(service));
+    expect(env['NODE_OPTIONS'] !== undefined).toBe(['internal-ca', 'signing-key-rotation'].includes(service));
+    // The global proxies' bundles leave out the regional lookup's SSM and ELBv2 clients (the aggregator,
+    // which reads SSM, shows the marker is there when the client is).
+    const ssm = /AmazonSSM/.test(code);
+    const elbv2 = /elasticloadbalancing/.test(code);
+    if (service === 'control-plane-proxy' || service === 'inference-stream-proxy') {
+      expect({ service, ssm, elbv2 }).toEqual({ service, ssm: false, elbv2: false });
+    }
+    if (service === 'aggregator') expect(ssm).toBe(true);
   }
 }, 120_000);
 
