@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 import type { SimContext } from './context.js';
@@ -303,9 +304,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(ctx: SimContext, host: string, port: number): Promise<RunningServer> {
+/** PEM key and certificate the simulator serves (an API server over TLS, as in a real cluster). */
+export interface ServerTls {
+  key: string;
+  cert: string;
+}
+
+export async function startServer(
+  ctx: SimContext,
+  host: string,
+  port: number,
+  tls?: ServerTls,
+): Promise<RunningServer> {
   let address = `${host}:${port}`;
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://simulator.local');
@@ -333,7 +345,10 @@ export async function startServer(ctx: SimContext, host: string, port: number): 
         send(res, e.code, e.toStatus(), err instanceof BodyTooLarge ? { Connection: 'close' } : {});
       }
     })();
-  });
+  };
+  const server: Server = tls
+    ? createTlsServer({ key: tls.key, cert: tls.cert }, handler)
+    : createServer(handler);
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
@@ -349,7 +364,7 @@ export async function startServer(ctx: SimContext, host: string, port: number): 
   address = `${hostPart}:${info.port}`;
   return {
     server,
-    url: `http://${address}`,
+    url: `${tls ? 'https' : 'http'}://${address}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
