@@ -74,6 +74,8 @@ export interface KubeApiSimulator {
   clearUnavailable(resource: string): void;
   /** The effective kubelet timing. */
   readonly timing: KubeletTiming;
+  /** TCP connections accepted and HTTP requests received so far (how well clients reuse connections). */
+  connectionStats(): { connections: number; requests: number };
 }
 
 export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}): Promise<KubeApiSimulator> {
@@ -116,6 +118,7 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
   return {
     url: server.url,
     timing,
+    connectionStats: () => ({ ...server.counts }),
     kubeConfigYaml: () => kubeConfigYaml(server.url, 'default', clientTls),
     kubeConfig: (namespace = 'default') => kubeConfigFor(server.url, namespace, clientTls),
     close: () => {

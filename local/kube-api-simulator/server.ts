@@ -301,6 +301,8 @@ function send(
 export interface RunningServer {
   server: Server;
   url: string;
+  /** TCP connections accepted and HTTP requests received since start (connection reuse is visible). */
+  readonly counts: { connections: number; requests: number };
   close(): Promise<void>;
 }
 
@@ -349,6 +351,9 @@ export async function startServer(
   const server: Server = tls
     ? createTlsServer({ key: tls.key, cert: tls.cert }, handler)
     : createServer(handler);
+  const counts = { connections: 0, requests: 0 };
+  server.on('connection', () => counts.connections++);
+  server.on('request', () => counts.requests++);
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
@@ -365,6 +370,7 @@ export async function startServer(
   return {
     server,
     url: `${tls ? 'https' : 'http'}://${address}`,
+    counts,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
