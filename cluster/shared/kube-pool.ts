@@ -47,8 +47,9 @@ function part(value: unknown): string {
   if (value === undefined || value === null) return '-';
   if (Buffer.isBuffer(value)) return value.toString('base64');
   if (Array.isArray(value)) return `[${value.map(part).join(',')}]`;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return String(value);
+  return JSON.stringify(value) ?? '?';
 }
 
 /** The pool key: server URL + every option that decides which TLS identity a connection has. */
