@@ -1,0 +1,18 @@
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { startKubeApiSimulator } from '../local/kube-api-simulator/index.js';
+const sim = await startKubeApiSimulator({ kubelet: { pendingMs: 50, runningMs: 200 } });
+const kc = sim.kubeConfig();
+const batch = kc.makeApiClient(BatchV1Api);
+const core = kc.makeApiClient(CoreV1Api);
+const N = Number(process.env.N ?? 500);
+const job = (name: string) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'svc-jobs' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } } });
+let t = performance.now();
+let next = 0;
+await Promise.all(Array.from({ length: 8 }, async () => { for (let i = next++; i < N; i = next++) await batch.createNamespacedJob({ namespace: 'svc-jobs', body: job(`j-${i}`) }); }));
+console.log('create', (N / ((performance.now() - t) / 1000)).toFixed(0), 'jobs/s');
+t = performance.now(); next = 0;
+await Promise.all(Array.from({ length: 8 }, async () => { for (let i = next++; i < N; i = next++) { await batch.listNamespacedJob({ namespace: 'svc-jobs', limit: 500 }); await core.listPodForAllNamespaces({ limit: 500 }); } }));
+console.log('list', (N / ((performance.now() - t) / 1000)).toFixed(0), 'pairs/s');
+console.log(sim.list('v1', 'Pod').length, 'pods');
+await sim.close();
+process.exit(0);
