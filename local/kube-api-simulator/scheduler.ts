@@ -60,6 +60,18 @@ export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[
   const fail = (r: string): void => {
     reasons.set(r, (reasons.get(r) ?? 0) + 1);
   };
+  // Requests of the live pods per node, summed in one pass over the pods (only once a node needs it).
+  let used: Map<string, ResourceAmounts> | undefined;
+  const usedOn = (): Map<string, ResourceAmounts> => {
+    if (used) return used;
+    used = new Map();
+    for (const p of pods) {
+      const nodeName = str(rec(p.spec).nodeName);
+      if (nodeName === undefined || isTerminal(p)) continue;
+      used.set(nodeName, addAmounts(used.get(nodeName) ?? {}, { ...podRequests(p), pods: 1 }));
+    }
+    return used;
+  };
   const fits: KubeObject[] = [];
   for (const node of nodes) {
     const labels = labelsOf(node);
@@ -83,11 +95,7 @@ export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[
       continue;
     }
     const alloc = allocatable(node);
-    let used: ResourceAmounts = {};
-    for (const p of pods) {
-      if (str(rec(p.spec).nodeName) === node.metadata.name && !isTerminal(p))
-        used = addAmounts(used, { ...podRequests(p), pods: 1 });
-    }
+    const used = usedOn().get(node.metadata.name) ?? {};
     const short = Object.entries(want).filter(([k, v]) => {
       if (v <= 0) return false;
       const cap = alloc[k];

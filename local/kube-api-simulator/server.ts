@@ -29,7 +29,7 @@ import {
   unsupportedMediaType,
 } from './status.js';
 import { negotiate, toPartial, toTable } from './table.js';
-import { str } from './types.js';
+import { isRecord, str } from './types.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -283,13 +283,39 @@ async function dispatch(
   }
 }
 
+/** JSON of stored (frozen, so never changing) objects, serialized once however often they are listed. */
+const frozenJson = new WeakMap<object, string>();
+
+function itemJson(item: unknown): string {
+  // (An undefined or function item is `null` in a JSON array.)
+  if (typeof item !== 'object' || item === null || !Object.isFrozen(item)) {
+    const text: string | undefined = JSON.stringify(item);
+    return text ?? 'null';
+  }
+  let text = frozenJson.get(item);
+  if (text === undefined) {
+    text = JSON.stringify(item);
+    frozenJson.set(item, text);
+  }
+  return text;
+}
+
+/** JSON.stringify(body), with the items of a list (its last key) taken from the per-object cache. */
+export function toJson(body: unknown): string {
+  if (!isRecord(body) || !Array.isArray(body.items) || Object.keys(body).at(-1) !== 'items')
+    return JSON.stringify(body);
+  const { items, ...rest } = body;
+  const head = JSON.stringify({ ...rest, items: [] }); // ends in `"items":[]}`
+  return `${head.slice(0, -2)}${items.map(itemJson).join(',')}]}`;
+}
+
 function send(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = toJson(body);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
