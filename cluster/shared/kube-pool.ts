@@ -39,6 +39,12 @@ export const KUBE_AGENT_LIMITS = {
    * that announces a shorter `Keep-Alive: timeout` is honoured by Node's agent).
    */
   idleTimeoutMs: 30_000,
+  /**
+   * Agents kept (server × identity); past this the oldest is forgotten — its calls in flight finish and
+   * its idle connections close after the idle timeout — so rotating client certificates cannot grow
+   * the pool without bound.
+   */
+  maxAgents: 64,
 } as const;
 
 const agents = new Map<string, Agent>();
@@ -82,6 +88,10 @@ export function pooledKubeAgent(cluster: Cluster | null, made: Agent | undefined
     };
     agent = tls ? new https.Agent({ ...tls, ...common }) : new http.Agent(common);
     agents.set(key, agent);
+    if (agents.size > KUBE_AGENT_LIMITS.maxAgents) {
+      const oldest = agents.keys().next().value;
+      if (oldest !== undefined) agents.delete(oldest);
+    }
   }
   return agent;
 }
