@@ -53,6 +53,19 @@ function matchesAffinity(pod: KubeObject, nodeLabels: Record<string, string>): b
 
 const NODE_RESOURCES = new Set(['cpu', 'memory', 'pods', 'ephemeral-storage']);
 
+/** Requests of stored (frozen, never changing) pods, parsed once per snapshot. */
+const frozenRequests = new WeakMap<KubeObject, ResourceAmounts>();
+
+function requestsOf(pod: KubeObject): ResourceAmounts {
+  if (!Object.isFrozen(pod)) return podRequests(pod);
+  let amounts = frozenRequests.get(pod);
+  if (!amounts) {
+    amounts = podRequests(pod);
+    frozenRequests.set(pod, amounts);
+  }
+  return amounts;
+}
+
 export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[]): ScheduleResult {
   const want: ResourceAmounts = { ...podRequests(pod), pods: 1 };
   const selector = strMap(rec(pod.spec).nodeSelector);
@@ -68,7 +81,7 @@ export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[
     for (const p of pods) {
       const nodeName = str(rec(p.spec).nodeName);
       if (nodeName === undefined || isTerminal(p)) continue;
-      used.set(nodeName, addAmounts(used.get(nodeName) ?? {}, { ...podRequests(p), pods: 1 }));
+      used.set(nodeName, addAmounts(used.get(nodeName) ?? {}, { ...requestsOf(p), pods: 1 }));
     }
     return used;
   };
