@@ -120,6 +120,8 @@ export const run: BenchRun = async () => {
     await rate(200, () => get(client, port.port, jobsPath, true));
 
     const healthz = await rate(n, () => get(client, port.port, '/healthz', false));
+    // From an empty pool: the connections the pool opens to fill up count too.
+    destroyKubeAgents();
     const before = sim.connectionStats();
     const jobList = await rate(n, () => get(client, port.port, jobsPath, true));
     const after = sim.connectionStats();
@@ -151,7 +153,7 @@ export const run: BenchRun = async () => {
       {
         name: `new Kubernetes API connections per 100 calls (signed job list, ${CONCURRENCY} in flight)`,
         measured: `${per100.toFixed(2)} per 100 calls`,
-        anchor: `${newConnections} connections for ${kubeCalls} calls; unpooled client-node: ${plainPer100.toFixed(0)} per 100`,
+        anchor: `${newConnections} connections (from an empty pool) for ${kubeCalls} calls; client-node's per-call agents: ${plainPer100.toFixed(0)} per 100`,
         ratio: per100,
         goal: '≤ 1 per 100 calls',
         met: per100 <= 1,
