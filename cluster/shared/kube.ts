@@ -1,14 +1,18 @@
 /**
  * Kubernetes client configuration. In a pod the service account is used; elsewhere KUBECONFIG (the local
- * platform points it at the Kubernetes API simulator).
+ * platform points it at the Kubernetes API simulator). Every API client built from it shares one
+ * keep-alive agent per API server and TLS identity (./kube-pool.ts).
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { EnvReader } from '../../lambda/shared/env.js';
+import { PooledKubeConfig } from './kube-pool.js';
+
+export { destroyKubeAgents, pooledKubeConfig, PooledKubeConfig } from './kube-pool.js';
 
 export function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const read = new EnvReader(env);
   const file = read.optional('KUBECONFIG');
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   if (file) kc.loadFromFile(file);
   else if (read.optional('KUBERNETES_SERVICE_HOST')) kc.loadFromCluster();
   else kc.loadFromDefault();

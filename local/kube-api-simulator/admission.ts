@@ -29,7 +29,7 @@ function limitRanges(
   type: ResourceType,
 ): void {
   const ns = pod.metadata.namespace ?? 'default';
-  const ranges = store.list(registry.core('limitranges'), ns);
+  const ranges = store.scan(registry.core('limitranges'), ns);
   const deny = (why: string): never => {
     throw forbidden({ group: type.group, resource: type.plural }, pod.metadata.name, why);
   };
@@ -82,7 +82,7 @@ function quotas(store: ObjectStore, registry: ResourceRegistry, obj: KubeObject,
   const ns = obj.metadata.namespace;
   if (!ns) return;
   const isPod = type.group === '' && type.plural === 'pods';
-  for (const q of store.list(registry.core('resourcequotas'), ns)) {
+  for (const q of store.scan(registry.core('resourcequotas'), ns)) {
     const hard = rec(rec(q.spec).hard);
     const requested: string[] = [];
     const used: string[] = [];

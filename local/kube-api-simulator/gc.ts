@@ -4,6 +4,7 @@
 
 import type { SimContext } from './context.js';
 import type { ResourceType } from './registry.js';
+import { typeKey } from './registry.js';
 import type { KubeObject } from './types.js';
 import { arr, rec, uidOf } from './types.js';
 
@@ -18,9 +19,12 @@ export function deleteWithDependents(
   ctx.store.delete(type, obj.metadata.namespace, obj.metadata.name);
   const uid = uidOf(obj);
   if (!uid) return;
-  for (const { type: depType, object: dep } of ctx.store.entries(ctx.registry.stored())) {
+  const stored = new Map(ctx.registry.stored().map((t) => [typeKey(t), t]));
+  // A snapshot of the owner index (frozen objects; every change below writes a copy).
+  for (const { type: indexed, object: dep } of ctx.store.dependents(uid)) {
+    const depType = stored.get(typeKey(indexed));
+    if (!depType) continue;
     const refs = arr(dep.metadata.ownerReferences).map(rec);
-    if (!refs.some((r) => r.uid === uid)) continue;
     // The scan works on a snapshot: a dependent may already be gone through another owner chain.
     if (!ctx.store.has(depType, dep.metadata.namespace, dep.metadata.name)) continue;
     const remaining = refs.filter((r) => r.uid !== uid);

@@ -5,13 +5,15 @@
 
 import { randomUUID } from 'node:crypto';
 
+import type { KubeConfig } from '@kubernetes/client-node';
+
 import type { KubeletTiming, SimContext, Usage } from './context.js';
 import { CrdController } from './crds.js';
 import { applyDefaults } from './defaults.js';
 import { EventRecorder } from './events.js';
 import { JobController } from './job-controller.js';
 import { Kubelet } from './kubelet.js';
-import { kubeConfigYaml } from './kubeconfig.js';
+import { kubeConfigFor, kubeConfigYaml } from './kubeconfig.js';
 import { LogStore } from './logs.js';
 import { ResourceRegistry } from './registry.js';
 import { createObject, ensureDefaultServiceAccount, present } from './rest.js';
@@ -38,6 +40,11 @@ export interface KubeApiSimulatorOptions {
   kubelet?: Partial<KubeletTiming>;
   /** Seed namespaces default, kube-system, svc-jobs and two nodes (default true). */
   seedDefaults?: boolean;
+  /**
+   * Serve HTTPS with this key and certificate (issued by `ca`, which kubeConfigYaml() and
+   * kubeConfig() carry so clients verify the server). Default: plain HTTP.
+   */
+  tls?: { key: string; cert: string; ca: string };
 }
 
 export type UnavailableStatus = 403 | 404 | 503;
@@ -47,6 +54,8 @@ export interface KubeApiSimulator {
   readonly url: string;
   /** A kubeconfig (cluster, user and context "simulator") for kubectl / KUBECONFIG. */
   kubeConfigYaml(): string;
+  /** A client-node KubeConfig for this simulator (pooled agents; verifies the CA when over TLS). */
+  kubeConfig(namespace?: string): KubeConfig;
   /** Stops the HTTP server and every simulated-controller timer. */
   close(): Promise<void>;
   /** Create-or-replace any object without HTTP, validation or admission (metadata is filled in). */
@@ -65,6 +74,8 @@ export interface KubeApiSimulator {
   clearUnavailable(resource: string): void;
   /** The effective kubelet timing. */
   readonly timing: KubeletTiming;
+  /** TCP connections accepted and HTTP requests received so far (how well clients reuse connections). */
+  connectionStats(): { connections: number; requests: number };
 }
 
 export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}): Promise<KubeApiSimulator> {
@@ -94,7 +105,8 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
     for (const node of seedNodes()) store.create(registry.core('nodes'), node);
   }
 
-  const server = await startServer(ctx, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  const server = await startServer(ctx, opts.host ?? '127.0.0.1', opts.port ?? 0, opts.tls);
+  const clientTls = opts.tls ? { ca: opts.tls.ca } : {};
   let closing: Promise<void> | undefined;
 
   const typeOf = (apiVersion: string, kind: string) => {
@@ -106,7 +118,9 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
   return {
     url: server.url,
     timing,
-    kubeConfigYaml: () => kubeConfigYaml(server.url),
+    connectionStats: () => ({ ...server.counts }),
+    kubeConfigYaml: () => kubeConfigYaml(server.url, 'default', clientTls),
+    kubeConfig: (namespace = 'default') => kubeConfigFor(server.url, namespace, clientTls),
     close: () => {
       closing ??= (async () => {
         ctx.timers.close();

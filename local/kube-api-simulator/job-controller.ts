@@ -112,14 +112,17 @@ export class JobController {
   }
 
   private reconcile(namespace: string, name: string): void {
-    const job = this.ctx.store.get(this.jobType, namespace, name);
+    const job = this.ctx.store.view(this.jobType, namespace, name); // frozen: the update below copies it
     if (!job || annotationsOf(job)[SIM_ANNOTATIONS.unmanaged] === 'true') return;
     const uid = uidOf(job);
     const status = rec(job.status);
     if (condition(status, 'Complete') || condition(status, 'Failed')) return;
     const spec = rec(job.spec);
     const counts = this.countsFor(uid);
-    const owned = this.ctx.store.list(this.podType, namespace).filter((p) => controllerOf(p)?.uid === uid);
+    const owned = this.ctx.store
+      .dependents(uid, this.podType)
+      .map((d) => d.object)
+      .filter((p) => p.metadata.namespace === namespace && controllerOf(p)?.uid === uid);
     for (const p of owned) {
       const phase = rec(p.status).phase;
       if (phase === 'Succeeded') counts.succeeded.add(uidOf(p));

@@ -1,11 +1,18 @@
 // Client configuration for the simulator: a kubeconfig file (for kubectl / KUBECONFIG) and a
-// ready client-node KubeConfig. Plain HTTP, no credentials (the simulator does not authenticate).
+// ready client-node KubeConfig. No credentials (the simulator does not authenticate). Plain HTTP by
+// default; over TLS (`startKubeApiSimulator({ tls })`) the kubeconfig carries the CA and verification
+// stays on. The client-node KubeConfig shares the services' pooled keep-alive agents.
 
-import { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../cluster/shared/kube-pool.js';
 
 export const CONTEXT_NAME = 'simulator';
 
-export function kubeConfigYaml(url: string, namespace = 'default'): string {
+export interface KubeConfigTls {
+  /** PEM CA certificate the client trusts (an https:// server). */
+  ca?: string;
+}
+
+export function kubeConfigYaml(url: string, namespace = 'default', tls: KubeConfigTls = {}): string {
   // JSON-style quoting keeps the YAML valid whatever the URL contains.
   const q = (s: string): string => JSON.stringify(s);
   return [
@@ -16,7 +23,9 @@ export function kubeConfigYaml(url: string, namespace = 'default'): string {
     '  cluster:',
     `    server: ${q(url)}`,
     // client-node refuses plain-HTTP servers unless TLS verification is explicitly off.
-    '    insecure-skip-tls-verify: true',
+    tls.ca
+      ? `    certificate-authority-data: ${Buffer.from(tls.ca).toString('base64')}`
+      : '    insecure-skip-tls-verify: true',
     'contexts:',
     `- name: ${CONTEXT_NAME}`,
     '  context:',
@@ -32,11 +41,19 @@ export function kubeConfigYaml(url: string, namespace = 'default'): string {
   ].join('\n');
 }
 
-export function kubeConfigFor(url: string, namespace = 'default'): KubeConfig {
-  const kc = new KubeConfig();
+export function kubeConfigFor(url: string, namespace = 'default', tls: KubeConfigTls = {}): PooledKubeConfig {
+  const kc = new PooledKubeConfig();
+  // client-node only allows an http:// server when skipTLSVerify is set (there is no TLS at all).
+  const cluster = tls.ca
+    ? {
+        name: CONTEXT_NAME,
+        server: url,
+        caData: Buffer.from(tls.ca).toString('base64'),
+        skipTLSVerify: false,
+      }
+    : { name: CONTEXT_NAME, server: url, skipTLSVerify: true };
   kc.loadFromOptions({
-    // client-node only allows an http:// server when skipTLSVerify is set (there is no TLS at all).
-    clusters: [{ name: CONTEXT_NAME, server: url, skipTLSVerify: true }],
+    clusters: [cluster],
     users: [{ name: CONTEXT_NAME }],
     contexts: [{ name: CONTEXT_NAME, cluster: CONTEXT_NAME, user: CONTEXT_NAME, namespace }],
     currentContext: CONTEXT_NAME,

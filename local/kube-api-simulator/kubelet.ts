@@ -140,7 +140,8 @@ export class Kubelet {
   }
 
   private current(namespace: string, name: string, uid: string): KubeObject | undefined {
-    const pod = this.ctx.store.get(this.podType, namespace, name);
+    // The stored pod itself (frozen): every write below starts from a copy.
+    const pod = this.ctx.store.view(this.podType, namespace, name);
     return pod && uidOf(pod) === uid ? pod : undefined;
   }
 
@@ -157,9 +158,8 @@ export class Kubelet {
     const spec = rec(pod.spec);
     let nodeName = str(spec.nodeName);
     if (!nodeName) {
-      const nodes = this.ctx.store.list(this.ctx.registry.core('nodes'));
-      const pods = this.ctx.store.list(this.podType);
-      const result = schedule(pod, nodes, pods);
+      const nodes = this.ctx.store.scan(this.ctx.registry.core('nodes'));
+      const result = schedule(pod, nodes, this.ctx.store.scan(this.podType));
       if ('reason' in result) {
         this.markUnschedulable(pod, result.reason);
         return;
@@ -173,7 +173,7 @@ export class Kubelet {
       });
     }
     this.unscheduled.delete(uid);
-    const node = this.ctx.store.get(this.ctx.registry.core('nodes'), undefined, nodeName);
+    const node = this.ctx.store.view(this.ctx.registry.core('nodes'), undefined, nodeName);
     const hostIP = arr(rec(node?.status).addresses)
       .map(rec)
       .find((a) => a.type === 'InternalIP')?.address;

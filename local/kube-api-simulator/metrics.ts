@@ -108,9 +108,9 @@ export function metricsGet(
   name: string | undefined,
   query: URLSearchParams,
 ): unknown {
-  const pods = ctx.store.list(ctx.registry.core('pods'));
+  const pods = ctx.store.scan(ctx.registry.core('pods'));
   if (type.plural === 'nodes') {
-    const nodes = ctx.store.list(ctx.registry.core('nodes'));
+    const nodes = ctx.store.scan(ctx.registry.core('nodes'));
     if (name !== undefined) {
       const node = nodes.find((n) => n.metadata.name === name);
       if (!node) throw metricsNotFound('nodes', name);

@@ -40,7 +40,7 @@ export function computeKey(key: string): { section: 'requests' | 'limits'; name:
 }
 
 function livePods(store: ObjectStore, registry: ResourceRegistry, namespace: string): KubeObject[] {
-  return store.list(registry.core('pods'), namespace).filter((p) => !isTerminal(p));
+  return store.scan(registry.core('pods'), namespace).filter((p) => !isTerminal(p));
 }
 
 /** Current usage of one quota key in a namespace. */
@@ -53,7 +53,7 @@ export function usageOf(
   const counted = countedType(registry, key);
   if (counted) {
     if (counted.group === '' && counted.plural === 'pods') return livePods(store, registry, namespace).length;
-    return store.list(counted, namespace).length;
+    return store.count(counted, namespace);
   }
   const compute = computeKey(key);
   if (compute) {
@@ -66,14 +66,14 @@ export function usageOf(
   }
   if (key === 'requests.storage') {
     let total = 0;
-    for (const pvc of store.list(registry.core('persistentvolumeclaims'), namespace)) {
+    for (const pvc of store.scan(registry.core('persistentvolumeclaims'), namespace)) {
       total += parseQuantity(rec(rec(rec(pvc.spec).resources).requests).storage) ?? 0;
     }
     return total;
   }
   if (key === 'services.loadbalancers' || key === 'services.nodeports') {
     const want = key === 'services.loadbalancers' ? 'LoadBalancer' : 'NodePort';
-    return store.list(registry.core('services'), namespace).filter((s) => str(rec(s.spec).type) === want)
+    return store.scan(registry.core('services'), namespace).filter((s) => str(rec(s.spec).type) === want)
       .length;
   }
   return 0;

@@ -74,6 +74,16 @@ export function present(ctx: SimContext, type: ResourceType, obj: KubeObject, ve
   return out;
 }
 
+/**
+ * Like present(), for an object that is only serialized (list items): a stored (frozen) object is not
+ * copied, only its top level when the apiVersion differs.
+ */
+function presentView(ctx: SimContext, type: ResourceType, obj: KubeObject, version: string): KubeObject {
+  if (type.group === '' && type.plural === 'resourcequotas') return present(ctx, type, obj, version);
+  const apiVersion = apiVersionOf(type.group, version);
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
 /** Checks apiVersion/kind/namespace of a body against the URL and returns it as an object. */
 function objectFromBody(target: Target, body: unknown): KubeObject {
   if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
@@ -214,7 +224,7 @@ export function listObjects(
 ): { items: KubeObject[]; metadata: JsonRecord } {
   const selectors = parseSelectors(query, target.type);
   const limit = parseLimit(query.get('limit'));
-  const all = ctx.store.list(target.type, target.namespace).filter((o) => matches(selectors, o));
+  const all = ctx.store.scan(target.type, target.namespace).filter((o) => matches(selectors, o));
   const rv = ctx.store.resourceVersion();
   const page = paginate(all, limit, query.get('continue'), rv);
   const metadata: JsonRecord = { resourceVersion: rv };
@@ -222,7 +232,7 @@ export function listObjects(
     metadata.continue = page.continue;
     metadata.remainingItemCount = page.remainingItemCount;
   }
-  return { items: page.items.map((o) => present(ctx, target.type, o, target.version)), metadata };
+  return { items: page.items.map((o) => presentView(ctx, target.type, o, target.version)), metadata };
 }
 
 export function list(ctx: SimContext, target: Target, query: URLSearchParams): Reply {

@@ -53,12 +53,37 @@ function matchesAffinity(pod: KubeObject, nodeLabels: Record<string, string>): b
 
 const NODE_RESOURCES = new Set(['cpu', 'memory', 'pods', 'ephemeral-storage']);
 
+/** Requests of stored (frozen, never changing) pods, parsed once per snapshot. */
+const frozenRequests = new WeakMap<KubeObject, ResourceAmounts>();
+
+function requestsOf(pod: KubeObject): ResourceAmounts {
+  if (!Object.isFrozen(pod)) return podRequests(pod);
+  let amounts = frozenRequests.get(pod);
+  if (!amounts) {
+    amounts = podRequests(pod);
+    frozenRequests.set(pod, amounts);
+  }
+  return amounts;
+}
+
 export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[]): ScheduleResult {
   const want: ResourceAmounts = { ...podRequests(pod), pods: 1 };
   const selector = strMap(rec(pod.spec).nodeSelector);
   const reasons = new Map<string, number>();
   const fail = (r: string): void => {
     reasons.set(r, (reasons.get(r) ?? 0) + 1);
+  };
+  // Requests of the live pods per node, summed in one pass over the pods (only once a node needs it).
+  let used: Map<string, ResourceAmounts> | undefined;
+  const usedOn = (): Map<string, ResourceAmounts> => {
+    if (used) return used;
+    used = new Map();
+    for (const p of pods) {
+      const nodeName = str(rec(p.spec).nodeName);
+      if (nodeName === undefined || isTerminal(p)) continue;
+      used.set(nodeName, addAmounts(used.get(nodeName) ?? {}, { ...requestsOf(p), pods: 1 }));
+    }
+    return used;
   };
   const fits: KubeObject[] = [];
   for (const node of nodes) {
@@ -83,11 +108,7 @@ export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[
       continue;
     }
     const alloc = allocatable(node);
-    let used: ResourceAmounts = {};
-    for (const p of pods) {
-      if (str(rec(p.spec).nodeName) === node.metadata.name && !isTerminal(p))
-        used = addAmounts(used, { ...podRequests(p), pods: 1 });
-    }
+    const used = usedOn().get(node.metadata.name) ?? {};
     const short = Object.entries(want).filter(([k, v]) => {
       if (v <= 0) return false;
       const cap = alloc[k];

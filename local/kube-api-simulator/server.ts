@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 import type { SimContext } from './context.js';
@@ -28,7 +29,7 @@ import {
   unsupportedMediaType,
 } from './status.js';
 import { negotiate, toPartial, toTable } from './table.js';
-import { str } from './types.js';
+import { isRecord, str } from './types.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -282,13 +283,39 @@ async function dispatch(
   }
 }
 
+/** JSON of stored (frozen, so never changing) objects, serialized once however often they are listed. */
+const frozenJson = new WeakMap<object, string>();
+
+function itemJson(item: unknown): string {
+  // (An undefined or function item is `null` in a JSON array.)
+  if (typeof item !== 'object' || item === null || !Object.isFrozen(item)) {
+    const text: string | undefined = JSON.stringify(item);
+    return text ?? 'null';
+  }
+  let text = frozenJson.get(item);
+  if (text === undefined) {
+    text = JSON.stringify(item);
+    frozenJson.set(item, text);
+  }
+  return text;
+}
+
+/** JSON.stringify(body), with the items of a list (its last key) taken from the per-object cache. */
+export function toJson(body: unknown): string {
+  if (!isRecord(body) || !Array.isArray(body.items) || Object.keys(body).at(-1) !== 'items')
+    return JSON.stringify(body);
+  const { items, ...rest } = body;
+  const head = JSON.stringify({ ...rest, items: [] }); // ends in `"items":[]}`
+  return `${head.slice(0, -2)}${items.map(itemJson).join(',')}]}`;
+}
+
 function send(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = toJson(body);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
@@ -300,12 +327,25 @@ function send(
 export interface RunningServer {
   server: Server;
   url: string;
+  /** TCP connections accepted and HTTP requests received since start (connection reuse is visible). */
+  readonly counts: { connections: number; requests: number };
   close(): Promise<void>;
 }
 
-export async function startServer(ctx: SimContext, host: string, port: number): Promise<RunningServer> {
+/** PEM key and certificate the simulator serves (an API server over TLS, as in a real cluster). */
+export interface ServerTls {
+  key: string;
+  cert: string;
+}
+
+export async function startServer(
+  ctx: SimContext,
+  host: string,
+  port: number,
+  tls?: ServerTls,
+): Promise<RunningServer> {
   let address = `${host}:${port}`;
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://simulator.local');
@@ -333,7 +373,13 @@ export async function startServer(ctx: SimContext, host: string, port: number): 
         send(res, e.code, e.toStatus(), err instanceof BodyTooLarge ? { Connection: 'close' } : {});
       }
     })();
-  });
+  };
+  const server: Server = tls
+    ? createTlsServer({ key: tls.key, cert: tls.cert }, handler)
+    : createServer(handler);
+  const counts = { connections: 0, requests: 0 };
+  server.on('connection', () => counts.connections++);
+  server.on('request', () => counts.requests++);
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
@@ -349,7 +395,8 @@ export async function startServer(ctx: SimContext, host: string, port: number): 
   address = `${hostPart}:${info.port}`;
   return {
     server,
-    url: `http://${address}`,
+    url: `${tls ? 'https' : 'http'}://${address}`,
+    counts,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,22 +1,29 @@
 // In-memory object storage: one map per resource type, a global monotonic resourceVersion, and
 // synchronous change listeners for the simulated controllers (there is no watch endpoint).
-// Everything handed out is a deep copy, so callers can never mutate stored state by accident.
+//
+// Stored objects are deep-frozen snapshots: a write stores a new object, never changes one in place.
+// `get`/`list` hand out deep copies (callers may change them); the read-only views `view`, `scan` and
+// `dependents` hand out the frozen snapshots themselves, so hot paths (lists, controllers, the
+// scheduler) cost no copying, and a change through a view throws instead of corrupting the store.
+// Each type keeps its keys sorted (lists and namespace ranges need no sort or full scan) and the store
+// indexes objects by the uids in their ownerReferences (controllers and garbage collection find
+// dependents without scanning every object).
 
 import { randomUUID } from 'node:crypto';
 
-import { objectKey } from './pagination.js';
 import type { ResourceType } from './registry.js';
 import { typeKey } from './registry.js';
 import type { KubeObject } from './types.js';
-import { clone, deepEqual, nowIso } from './types.js';
+import { clone, deepEqual, nowIso, rec } from './types.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface Change {
   type: ChangeType;
   resource: ResourceType;
+  /** The stored object (frozen: listeners read it, never change it). */
   object: KubeObject;
-  /** The stored object before a MODIFIED change. */
+  /** The stored object before a MODIFIED change (frozen). */
   previous?: KubeObject;
 }
 
@@ -29,10 +36,50 @@ export interface WriteOptions {
   keepGeneration?: boolean;
 }
 
+interface Bucket {
+  type: ResourceType;
+  objects: Map<string, KubeObject>;
+  /** The keys of `objects` in list order (namespace/name). */
+  sorted: string[];
+}
+
+/** First index in sorted `keys` whose key is ≥ `key`. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] ?? '') < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}
+
+function ownerUids(obj: KubeObject): string[] {
+  const refs = obj.metadata.ownerReferences;
+  if (!Array.isArray(refs)) return [];
+  const out: string[] = [];
+  for (const r of refs) {
+    const uid = rec(r).uid;
+    if (typeof uid === 'string' && uid) out.push(uid);
+  }
+  return out;
+}
+
 export class ObjectStore {
   private rv = 0;
-  private readonly data = new Map<string, Map<string, KubeObject>>();
+  private readonly data = new Map<string, Bucket>();
   private readonly listeners: Listener[] = [];
+  /** owner uid → dependents (bucket key → object keys). */
+  private readonly owned = new Map<string, Map<string, Set<string>>>();
 
   resourceVersion(): string {
     return String(this.rv);
@@ -42,11 +89,11 @@ export class ObjectStore {
     this.listeners.push(listener);
   }
 
-  private bucket(type: ResourceType): Map<string, KubeObject> {
+  private bucket(type: ResourceType): Bucket {
     const key = typeKey(type);
     let b = this.data.get(key);
     if (!b) {
-      b = new Map();
+      b = { type, objects: new Map(), sorted: [] };
       this.data.set(key, b);
     }
     return b;
@@ -56,27 +103,112 @@ export class ObjectStore {
     return type.namespaced ? `${namespace ?? ''}/${name}` : name;
   }
 
+  /** Stores a (new, frozen) object under `key`, keeping the sorted keys and the owner index. */
+  private store(type: ResourceType, key: string, obj: KubeObject): void {
+    const b = this.bucket(type);
+    const previous = b.objects.get(key);
+    if (previous) this.unindex(b, key, previous);
+    else b.sorted.splice(lowerBound(b.sorted, key), 0, key);
+    b.objects.set(key, deepFreeze(obj));
+    for (const uid of ownerUids(obj)) {
+      let byType = this.owned.get(uid);
+      if (!byType) {
+        byType = new Map();
+        this.owned.set(uid, byType);
+      }
+      const bk = typeKey(type);
+      let keys = byType.get(bk);
+      if (!keys) {
+        keys = new Set();
+        byType.set(bk, keys);
+      }
+      keys.add(key);
+    }
+  }
+
+  private remove(type: ResourceType, key: string): void {
+    const b = this.bucket(type);
+    const previous = b.objects.get(key);
+    if (!previous) return;
+    this.unindex(b, key, previous);
+    b.objects.delete(key);
+    const at = lowerBound(b.sorted, key);
+    if (b.sorted[at] === key) b.sorted.splice(at, 1);
+  }
+
+  private unindex(b: Bucket, key: string, obj: KubeObject): void {
+    const bk = typeKey(b.type);
+    for (const uid of ownerUids(obj)) {
+      const byType = this.owned.get(uid);
+      const keys = byType?.get(bk);
+      if (!byType || !keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) byType.delete(bk);
+      if (byType.size === 0) this.owned.delete(uid);
+    }
+  }
+
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
-    const found = this.bucket(type).get(this.key(type, namespace, name));
+    const found = this.view(type, namespace, name);
     return found ? clone(found) : undefined;
   }
 
-  has(type: ResourceType, namespace: string | undefined, name: string): boolean {
-    return this.bucket(type).has(this.key(type, namespace, name));
+  /** The stored object itself (frozen: read it, never change it), or undefined. */
+  view(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.bucket(type).objects.get(this.key(type, namespace, name));
   }
 
-  /** All objects of a type (optionally in one namespace), sorted by namespace/name. */
+  has(type: ResourceType, namespace: string | undefined, name: string): boolean {
+    return this.bucket(type).objects.has(this.key(type, namespace, name));
+  }
+
+  /** All objects of a type (optionally in one namespace), sorted by namespace/name: deep copies. */
   list(type: ResourceType, namespace?: string): KubeObject[] {
-    const out: KubeObject[] = [];
-    for (const o of this.bucket(type).values()) {
-      if (namespace === undefined || !type.namespaced || o.metadata.namespace === namespace)
-        out.push(clone(o));
+    return this.scan(type, namespace).map((o) => clone(o));
+  }
+
+  /** Like list(), but the stored (frozen) objects themselves: for reading only. */
+  scan(type: ResourceType, namespace?: string): KubeObject[] {
+    const b = this.bucket(type);
+    let from = 0;
+    let to = b.sorted.length;
+    if (namespace !== undefined && type.namespaced) {
+      // Keys are `namespace/name`: one namespace is one contiguous range of the sorted keys.
+      from = lowerBound(b.sorted, `${namespace}/`);
+      to = lowerBound(b.sorted, `${namespace}0`); // '0' is the character after '/'
     }
-    return out.sort((a, b) => {
-      const ka = objectKey(a);
-      const kb = objectKey(b);
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
+    const out: KubeObject[] = [];
+    for (let i = from; i < to; i++) {
+      const o = b.objects.get(b.sorted[i] ?? '');
+      if (o) out.push(o);
+    }
+    return out;
+  }
+
+  /** Number of objects of a type (optionally in one namespace), without copying any. */
+  count(type: ResourceType, namespace?: string): number {
+    if (namespace === undefined || !type.namespaced) return this.bucket(type).objects.size;
+    const b = this.bucket(type);
+    return lowerBound(b.sorted, `${namespace}0`) - lowerBound(b.sorted, `${namespace}/`);
+  }
+
+  /**
+   * The stored (frozen) objects whose ownerReferences name `ownerUid`, optionally of one type: for
+   * reading only. In creation order per type.
+   */
+  dependents(ownerUid: string, type?: ResourceType): { type: ResourceType; object: KubeObject }[] {
+    const byType = this.owned.get(ownerUid);
+    if (!byType) return [];
+    const out: { type: ResourceType; object: KubeObject }[] = [];
+    for (const [bk, keys] of byType) {
+      const b = this.data.get(bk);
+      if (!b || (type && typeKey(type) !== bk)) continue;
+      for (const key of keys) {
+        const object = b.objects.get(key);
+        if (object) out.push({ type: b.type, object });
+      }
+    }
+    return out;
   }
 
   /** Inserts a new object: assigns uid (unless set), creationTimestamp, generation and resourceVersion. */
@@ -91,8 +223,8 @@ export class ObjectStore {
       return stored;
     }
     m.resourceVersion = String(++this.rv);
-    this.bucket(type).set(this.key(type, m.namespace, m.name), stored);
-    this.emit({ type: 'ADDED', resource: type, object: clone(stored) });
+    this.store(type, this.key(type, m.namespace, m.name), stored);
+    this.emit({ type: 'ADDED', resource: type, object: stored });
     return clone(stored);
   }
 
@@ -102,7 +234,7 @@ export class ObjectStore {
    */
   update(type: ResourceType, obj: KubeObject, opts: WriteOptions = {}): KubeObject {
     const key = this.key(type, obj.metadata.namespace, obj.metadata.name);
-    const current = this.bucket(type).get(key);
+    const current = this.bucket(type).objects.get(key);
     if (!current) throw new Error(`update of missing object ${key}`);
     const next = clone(obj);
     const m = next.metadata;
@@ -116,8 +248,8 @@ export class ObjectStore {
     }
     if (deepEqual(withoutRv(current), withoutRv(next))) return clone(current); // no-op writes keep the rv
     m.resourceVersion = String(++this.rv);
-    this.bucket(type).set(key, next);
-    this.emit({ type: 'MODIFIED', resource: type, object: clone(next), previous: clone(current) });
+    this.store(type, key, next);
+    this.emit({ type: 'MODIFIED', resource: type, object: next, previous: current });
     return clone(next);
   }
 
@@ -135,21 +267,21 @@ export class ObjectStore {
     opts: WriteOptions = {},
   ): KubeObject | undefined {
     const key = this.key(type, namespace, name);
-    const current = this.bucket(type).get(key);
+    const current = this.bucket(type).objects.get(key);
     if (!current) return undefined;
     if (opts.dryRun) return clone(current);
-    this.bucket(type).delete(key);
+    this.remove(type, key);
     // A deletion is a write: it advances the resourceVersion (the deleted object carries the new one).
     const gone = clone(current);
     gone.metadata.resourceVersion = String(++this.rv);
-    this.emit({ type: 'DELETED', resource: type, object: clone(gone) });
+    this.emit({ type: 'DELETED', resource: type, object: deepFreeze(clone(gone)) });
     return gone;
   }
 
-  /** Every stored object of every type (for garbage-collection scans). */
+  /** Every stored object of the given types: deep copies. */
   *entries(types: ResourceType[]): Generator<{ type: ResourceType; object: KubeObject }> {
     for (const type of types) {
-      for (const o of [...this.bucket(type).values()]) yield { type, object: clone(o) };
+      for (const o of [...this.bucket(type).objects.values()]) yield { type, object: clone(o) };
     }
   }
 

@@ -41,7 +41,7 @@ export class WorkloadController {
     if (!obj || (num(obj.metadata.generation) ?? 1) !== generation) return;
     const replicas =
       type.plural === 'daemonsets'
-        ? this.ctx.store.list(this.ctx.registry.core('nodes')).length
+        ? this.ctx.store.count(this.ctx.registry.core('nodes'))
         : (num(rec(obj.spec).replicas) ?? 1);
     const next: KubeObject = { ...obj, status: this.status(type, replicas, generation, rec(obj.status)) };
     this.ctx.store.update(type, next, { keepGeneration: true });

@@ -4,7 +4,7 @@
  */
 import { CoreV1Api, Metrics, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { tryParseQuantity } from '../../shared/quantity.js';
-import { listAllPages } from '../../shared/kube.js';
+import { listAllPages, pooledKubeConfig } from '../../shared/kube.js';
 
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 const PAGE_SIZE = 500;
@@ -88,7 +88,8 @@ export class SnapshotCollector {
   private readonly core: CoreV1Api;
   private readonly metrics: Metrics;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(config: KubeConfig) {
+    const kubeConfig = pooledKubeConfig(config);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.metrics = new Metrics(kubeConfig);
   }

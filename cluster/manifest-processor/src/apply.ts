@@ -11,6 +11,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../shared/kube-errors.js';
+import { pooledKubeConfig } from '../../shared/kube.js';
 import type { PolicyViolation, ValidationPolicy } from './policy/index.js';
 
 export const FIELD_MANAGER = 'gco-manifest-processor';
@@ -88,7 +89,7 @@ export class ManifestApplier {
     kubeConfig: KubeConfig,
     private readonly policy: ValidationPolicy,
   ) {
-    this.objects = KubernetesObjectApi.makeApiClient(kubeConfig);
+    this.objects = KubernetesObjectApi.makeApiClient(pooledKubeConfig(kubeConfig));
   }
 
   /** The manifest with its effective namespace filled in (a copy; the caller's object is untouched). */

@@ -5,6 +5,7 @@
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { HttpError } from '../../shared/errors.js';
 import { kubeStatusOf, toHttpError } from '../../shared/kube-errors.js';
+import { pooledKubeConfig } from '../../shared/kube.js';
 import { isoDate } from './job-view.js';
 
 export interface ResourceRef {
@@ -20,7 +21,7 @@ export class ResourceService {
   private readonly objects: KubernetesObjectApi;
 
   constructor(kubeConfig: KubeConfig) {
-    this.objects = KubernetesObjectApi.makeApiClient(kubeConfig);
+    this.objects = KubernetesObjectApi.makeApiClient(pooledKubeConfig(kubeConfig));
   }
 
   private header(ref: ResourceRef) {

@@ -16,7 +16,7 @@ import { HttpError, notFound } from '../../../shared/errors.js';
 import { kubeStatusOf, toHttpError } from '../../../shared/kube-errors.js';
 import { isoDate, jobState, kubernetesJobView, matchesStatus, sortJobs, type JobView } from '../job-view.js';
 import type { JobStatus } from '../schemas.js';
-import { listAllPages } from '../../../shared/kube.js';
+import { listAllPages, pooledKubeConfig } from '../../../shared/kube.js';
 
 const PAGE_SIZE = 500;
 /** Labels the job controller stamps on a job's pod template; a retried job must get fresh ones. */
@@ -55,7 +55,8 @@ export class JobsService {
   private readonly batch: BatchV1Api;
   private readonly metrics: Metrics;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(config: KubeConfig) {
+    const kubeConfig = pooledKubeConfig(config);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.batch = kubeConfig.makeApiClient(BatchV1Api);
     this.metrics = new Metrics(kubeConfig);

@@ -10,7 +10,7 @@ import {
   type V1LimitRange,
   type V1ResourceQuota,
 } from '@kubernetes/client-node';
-import { listAllPages, type KubeListPage } from '../../../shared/kube.js';
+import { listAllPages, pooledKubeConfig, type KubeListPage } from '../../../shared/kube.js';
 
 export interface LayerReport {
   status: 'ok' | 'unavailable';
@@ -126,7 +126,7 @@ export async function readClusterEnforcement(
   const timeoutMs = options.timeoutMs ?? 5000;
   let core: CoreV1Api;
   try {
-    core = kubeConfig.makeApiClient(CoreV1Api);
+    core = pooledKubeConfig(kubeConfig).makeApiClient(CoreV1Api);
   } catch (err) {
     const error = `Kubernetes client: ${describeKubeError(err)}`;
     return {

@@ -6,6 +6,7 @@
  */
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { pooledKubeConfig } from '../../../shared/kube.js';
 import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import type { WebhookConfig } from './config.js';
 import { deliveryId, deriveJobEvents, jobPayload, type DeliveryPayload } from './events.js';
@@ -46,7 +47,7 @@ export class JobEventWatcher extends PolledTask {
 
   constructor(private readonly opts: JobEventWatcherOptions) {
     super();
-    this.batch = opts.kubeConfig.makeApiClient(BatchV1Api);
+    this.batch = pooledKubeConfig(opts.kubeConfig).makeApiClient(BatchV1Api);
     this.now = opts.now ?? Date.now;
     this.loop = new PollingLoop({
       name: 'webhook-job-watcher',
