@@ -30,6 +30,8 @@ import type { BenchFigure, BenchRun } from './figures.js';
 const REGION = 'us-east-1';
 const JOBS = Number(process.env.BENCH_QUEUE_JOBS ?? 500);
 const TRIALS = Number(process.env.BENCH_QUEUE_TRIALS ?? 3);
+/** `worker` or `direct` runs one path only (for profiling with `node --cpu-prof`). */
+const ONLY = process.env.BENCH_QUEUE_ONLY;
 const GOAL_RATIO = 2;
 const GOAL_RATE = 20;
 
@@ -165,6 +167,10 @@ const fmt = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ');
 
 export const run: BenchRun = async () => {
   const concurrency = QUEUE_DEFAULTS.dispatchConcurrency;
+  if (ONLY === 'worker' || ONLY === 'direct') {
+    const seconds = ONLY === 'worker' ? await viaWorker() : await direct(concurrency);
+    return [{ name: `queue: ${ONLY} only`, measured: `${seconds.toFixed(2)} s`, anchor: '—', ratio: null }];
+  }
   const worker: number[] = [];
   const anchor: number[] = [];
   const sequential: number[] = [];

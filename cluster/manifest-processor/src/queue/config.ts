@@ -39,7 +39,7 @@ export const QUEUE_DEFAULTS = {
   leaseMs: 60_000,
   maxAttempts: 3,
   batchSize: 5,
-  dispatchConcurrency: 8,
+  dispatchConcurrency: 16,
   spotRecheckMs: 60_000,
   spotCacheMs: 60_000,
   retentionDays: 30,
