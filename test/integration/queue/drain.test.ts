@@ -182,6 +182,6 @@ describe('central job queue: two workers drain 500 jobs', () => {
         }
       }
     }
-    expect(violations).toEqual([]);
+    expect({ count: violations.length, first: violations.slice(0, 5) }).toEqual({ count: 0, first: [] });
   }, 300_000);
 });
