@@ -331,8 +331,9 @@ export class QueueWorker {
     // The first apply that threw (a table error while marking): the pass fails once the others ended.
     let failure: { error: unknown } | undefined;
     try {
-      while (outcomes.length < limits.maxClaims && !this.stopping) {
-        if (limits.until !== undefined && performance.now() >= limits.until) {
+      while (outcomes.length < limits.maxClaims) {
+        // The loop's pass ends on time or on stop(); POST /queue/poll (no `until`) always runs its window.
+        if (limits.until !== undefined && (this.stopping || performance.now() >= limits.until)) {
           more = true;
           break;
         }
@@ -473,6 +474,12 @@ export class QueueWorker {
 
   /** Applies a claimed job under its lease (renewed since the claim); the outcome goes to `result`. */
   private async applyClaimed(job: QueuedJob, lease: Lease, result: Outcome): Promise<void> {
+    if (lease.lost) {
+      // Taken over while waiting for an apply slot: the new owner applies it.
+      lease.stop();
+      result.lost.push(job.job_id);
+      return;
+    }
     const violations = this.opts.policy?.check([job.manifest], job.namespace) ?? [];
     if (violations.length > 0) {
       lease.stop();
