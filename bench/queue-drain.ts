@@ -176,18 +176,18 @@ export const run: BenchRun = async () => {
   }
   const worker: number[] = [];
   const anchor: number[] = [];
-  const sequential: number[] = [];
+  const oneAtATime: number[] = [];
+  const concurrent: number[] = [];
+  const paths: (() => Promise<void>)[] = [
+    async () => void worker.push(await viaWorker()),
+    async () => void oneAtATime.push(await direct(1)),
+    async () => void concurrent.push(await direct(concurrency)),
+  ];
   for (let trial = 0; trial < TRIALS; trial++) {
-    // Alternate the order so a slow phase of the shared machine does not favour one path.
-    if (trial % 2 === 0) {
-      anchor.push(await direct(concurrency));
-      worker.push(await viaWorker());
-    } else {
-      worker.push(await viaWorker());
-      anchor.push(await direct(concurrency));
-    }
-    // Once: the direct path one create at a time, to show what concurrency buys on this setup.
-    if (trial === 0) sequential.push(await direct(1));
+    // Rotate the order so a slow phase of the shared machine does not favour one path.
+    for (let i = 0; i < paths.length; i++) await paths[(trial + i) % paths.length]!();
+    // The direct path's limit in this trial: whichever way of creating was faster.
+    anchor.push(Math.min(oneAtATime[trial]!, concurrent[trial]!));
   }
   const w = median(worker);
   const a = median(anchor);
@@ -196,16 +196,16 @@ export const run: BenchRun = async () => {
     {
       name: `queue: ${JOBS} queued jobs to dispatched (worker, deployment defaults)`,
       measured: `${w.toFixed(2)} s`,
-      anchor: `${JOBS} Jobs created directly with the same client, ${concurrency} at a time: ${a.toFixed(2)} s`,
+      anchor: `the same ${JOBS} Jobs created directly with the same client (faster of 1 or ${concurrency} at a time): ${a.toFixed(2)} s`,
       ratio: w / a,
       goal: `≤ ${GOAL_RATIO}× direct`,
       met: w / a <= GOAL_RATIO,
-      note: `median of ${TRIALS}; worker s: ${fmt(worker)}; direct s: ${fmt(anchor)}; direct one create at a time: ${fmt(sequential)} s`,
+      note: `median of ${TRIALS}; worker s: ${fmt(worker)}; direct 1 at a time s: ${fmt(oneAtATime)}; direct ${concurrency} at a time s: ${fmt(concurrent)}`,
     },
     {
       name: 'queue: drain rate per region (deployment defaults, dynalite + simulator)',
       measured: `${rate.toFixed(1)} jobs/s`,
-      anchor: `goal ${GOAL_RATE} jobs/s (previous defaults: 5 jobs per 5 s pass ≈ 1 job/s)`,
+      anchor: `goal ${GOAL_RATE} jobs/s (direct creation in this run: ${(JOBS / a).toFixed(1)} jobs/s; previous defaults ≈ 1 job/s)`,
       ratio: rate / GOAL_RATE,
       goal: `≥ ${GOAL_RATE} jobs/s per region`,
       met: rate >= GOAL_RATE,
