@@ -91,10 +91,10 @@ class CountingStore extends QueueStore {
     return new Promise((resolve) => (this.reached = resolve));
   }
 
-  override async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
-    const out = await super.transition(jobId, t);
-    if (out && t.set.status === 'dispatched' && ++this.dispatched >= this.target) this.reached?.();
-    return out;
+  override async tryTransition(jobId: string, t: Transition): Promise<boolean> {
+    const done = await super.tryTransition(jobId, t);
+    if (done && t.set.status === 'dispatched' && ++this.dispatched >= this.target) this.reached?.();
+    return done;
   }
 }
 

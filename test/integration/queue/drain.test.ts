@@ -58,8 +58,13 @@ class RecordingStore extends QueueStore {
     const window = this.windows.at(-1);
     const out = await super.transition(jobId, t);
     if (out && t.set.status === 'claimed' && window) this.claims.set(jobId, { window, begun });
-    if (out && t.set.status === 'dispatched') this.onDispatched();
     return out;
+  }
+
+  override async tryTransition(jobId: string, t: Transition): Promise<boolean> {
+    const done = await super.tryTransition(jobId, t);
+    if (done && t.set.status === 'dispatched') this.onDispatched();
+    return done;
   }
 }
 

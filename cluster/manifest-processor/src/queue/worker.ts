@@ -497,7 +497,7 @@ export class QueueWorker {
     }
     lease.stop();
     const now = this.now();
-    const marked = await this.opts.store.transition(job.job_id, {
+    const marked = await this.opts.store.tryTransition(job.job_id, {
       expect: claimOf(job),
       set: dispatchedAttributes(ref, this.region, now),
       now,
@@ -567,7 +567,7 @@ export class QueueWorker {
       () => {
         const now = this.now();
         this.opts.store
-          .transition(job.job_id, {
+          .tryTransition(job.job_id, {
             expect: claimOf(job),
             set: { lease_expires_at: now + this.opts.leaseMs },
             now,
