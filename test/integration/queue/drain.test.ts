@@ -189,4 +189,28 @@ describe('central job queue: two workers drain 500 jobs', () => {
     }
     expect({ count: violations.length, first: violations.slice(0, 5) }).toEqual({ count: 0, first: [] });
   }, 300_000);
+
+  test('the continuous worker drains past its window without waiting the poll interval; poll stays one pass', async () => {
+    const base = Date.UTC(2026, 0, 1);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const job = queuedJob(`burst-${i}`, 0, new Date(base + i).toISOString());
+      await h.store.createJob(job);
+      ids.push(job.job_id);
+    }
+    // POST /queue/poll: one window of `limit` jobs, as before.
+    const pass = await h.call('POST', '/api/v1/queue/poll?limit=5');
+    expect(pass.body.dispatched.map((d: { job_id: string }) => d.job_id)).toEqual(ids.slice(0, 5));
+
+    // An hour between passes: only draining gets the other 25 out (5 per window).
+    const worker = h.makeWorker('drain-burst', { pollIntervalMs: 3_600_000, batchSize: 5 });
+    worker.start();
+    const statuses = await h.waitFor(async () => {
+      const all = await Promise.all(ids.map((id) => h.store.getJob(id)));
+      return all.every((j) => j?.status !== 'queued' && j?.status !== 'claimed') ? all : undefined;
+    }, 60_000);
+    await worker.stop();
+    expect(statuses.filter((j) => j?.claimed_by === 'drain-burst')).toHaveLength(25);
+    expect(h.queueJobs()).toHaveLength(30);
+  }, 120_000);
 });
