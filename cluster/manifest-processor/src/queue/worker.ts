@@ -339,8 +339,7 @@ export class QueueWorker {
         }
         const want = Math.min(limits.window, limits.maxClaims - outcomes.length);
         await slots.room(want);
-        const window = await this.claimWindow(want, mine, result);
-        for (const job of window.claimed) {
+        const window = await this.claimWindow(want, mine, result, (job) => {
           const outcome: Outcome = { dispatched: [], retrying: [], failed: [], lost: [] };
           const lease = this.renewLease(job);
           outcomes.push(
@@ -354,9 +353,9 @@ export class QueueWorker {
                 },
               ),
           );
-        }
+        });
         // A window that did not fill read the whole claimable queue: nothing is left for now.
-        if (window.claimed.length < want && !window.contended) break;
+        if (window.claimed < want && !window.contended) break;
       }
     } finally {
       await slots.idle();
@@ -373,18 +372,20 @@ export class QueueWorker {
 
   /**
    * One claim window: dispatch-index from its head, spot gates on the way, conditional claims of up to
-   * `want` candidates in index order (concurrently: they are independent items). `contended` tells that
-   * a claim was lost (another worker, a cancel) so the queue may still hold work.
+   * `want` candidates in index order (concurrently: they are independent items), each handed to `launch`
+   * as soon as its chunk is claimed. `contended` tells that a claim was lost (another worker, a cancel),
+   * so the queue may still hold work.
    */
   private async claimWindow(
     want: number,
     mine: Set<string>,
     result: PassResult,
-  ): Promise<{ claimed: QueuedJob[]; contended: boolean }> {
-    const claimed: QueuedJob[] = [];
+    launch: (job: QueuedJob) => void,
+  ): Promise<{ claimed: number; contended: boolean }> {
+    let claimed = 0;
     let contended = false;
     let startKey: Key | undefined;
-    for (let page = 0; page < MAX_DISPATCH_PAGES && claimed.length < want; page++) {
+    for (let page = 0; page < MAX_DISPATCH_PAGES && claimed < want; page++) {
       const { jobs, nextKey } = await this.opts.store.dispatchable(
         this.region,
         this.now(),
@@ -393,17 +394,21 @@ export class QueueWorker {
       );
       let chunk: { job: QueuedJob; spotPrice: number | undefined }[] = [];
       const claimChunk = async () => {
-        const won = await Promise.all(chunk.map((c) => this.claim(c.job, c.spotPrice)));
-        for (const job of won) {
-          if (job) {
-            claimed.push(job);
-            mine.add(job.job_id);
+        const won = await Promise.allSettled(chunk.map((c) => this.claim(c.job, c.spotPrice)));
+        chunk = [];
+        let error: { reason: unknown } | undefined;
+        for (const claim of won) {
+          if (claim.status === 'rejected') error ??= claim;
+          else if (claim.value) {
+            claimed++;
+            mine.add(claim.value.job_id);
+            launch(claim.value); // even when a sibling claim failed: this one is ours now
           } else contended = true; // another worker claimed it, or it was cancelled
         }
-        chunk = [];
+        if (error) throw error.reason;
       };
       for (const candidate of jobs) {
-        if (claimed.length >= want) break;
+        if (claimed >= want) break;
         if (mine.has(candidate.job_id)) continue;
         let spotPrice: number | undefined;
         if (candidate.max_spot_price !== null && candidate.spot_instance_type !== null) {
@@ -415,7 +420,7 @@ export class QueueWorker {
           spotPrice = gate.price;
         }
         chunk.push({ job: candidate, spotPrice });
-        if (claimed.length + chunk.length >= want) await claimChunk();
+        if (claimed + chunk.length >= want) await claimChunk();
       }
       if (chunk.length > 0) await claimChunk();
       startKey = nextKey;
