@@ -386,10 +386,11 @@ export class QueueWorker {
     let contended = false;
     let startKey: Key | undefined;
     for (let page = 0; page < MAX_DISPATCH_PAGES && claimed < want; page++) {
+      // Twice what the window wants (room for lost claims), not a full page: every item read carries its manifest.
       const { jobs, nextKey } = await this.opts.store.dispatchable(
         this.region,
         this.now(),
-        this.opts.pageSize ?? 25,
+        Math.min(this.opts.pageSize ?? 25, Math.max(2 * want, 10)),
         startKey,
       );
       let chunk: { job: QueuedJob; spotPrice: number | undefined }[] = [];
