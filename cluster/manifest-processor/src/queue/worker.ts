@@ -386,7 +386,7 @@ export class QueueWorker {
     let contended = false;
     let startKey: Key | undefined;
     for (let page = 0; page < MAX_DISPATCH_PAGES && claimed < want; page++) {
-      // Twice what the window wants (room for lost claims), not a full page: every item read carries its manifest.
+      // Twice the window (room for lost claims), not a full page: every item read carries a manifest.
       const { jobs, nextKey } = await this.opts.store.dispatchable(
         this.region,
         this.now(),
