@@ -79,6 +79,7 @@ describe('environment contracts round-trip: load(environment(v)) equals v', () =
       leaseMs: 90_000,
       maxAttempts: 4,
       batchSize: 7,
+      dispatchConcurrency: 3,
       spotRecheckMs: 0,
       spotCacheMs: 15_000,
       retentionDays: 9,

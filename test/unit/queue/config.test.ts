@@ -24,6 +24,7 @@ describe('loadQueueConfig', () => {
         QUEUE_LEASE_MS: '120000',
         QUEUE_MAX_ATTEMPTS: '5',
         QUEUE_BATCH_SIZE: '10',
+        QUEUE_DISPATCH_CONCURRENCY: '16',
         QUEUE_SPOT_RECHECK_MS: '0',
         QUEUE_SPOT_CACHE_MS: '0',
         QUEUE_RETENTION_DAYS: '7',
@@ -41,6 +42,7 @@ describe('loadQueueConfig', () => {
       leaseMs: 120_000,
       maxAttempts: 5,
       batchSize: 10,
+      dispatchConcurrency: 16,
       spotRecheckMs: 0,
       spotCacheMs: 0,
       retentionDays: 7,
@@ -67,6 +69,12 @@ describe('loadQueueConfig', () => {
     expect(() => loadQueueConfig({})).toThrow(/JOB_QUEUE_TABLE[\s\S]*QUEUE_REGION/);
     expect(() => loadQueueConfig({ ...base, QUEUE_LEASE_MS: '10' })).toThrow(/QUEUE_LEASE_MS/);
     expect(() => loadQueueConfig({ ...base, QUEUE_MAX_ATTEMPTS: '1.5' })).toThrow(/QUEUE_MAX_ATTEMPTS/);
+    expect(() => loadQueueConfig({ ...base, QUEUE_DISPATCH_CONCURRENCY: '0' })).toThrow(
+      /QUEUE_DISPATCH_CONCURRENCY/,
+    );
+    expect(() => loadQueueConfig({ ...base, QUEUE_DISPATCH_CONCURRENCY: '65' })).toThrow(
+      /QUEUE_DISPATCH_CONCURRENCY/,
+    );
     expect(() => loadQueueConfig({ ...base, CENTRAL_QUEUE_WORKER_ENABLED: 'maybe' })).toThrow(
       /CENTRAL_QUEUE_WORKER_ENABLED/,
     );

@@ -16,8 +16,10 @@ export interface QueueConfig {
   leaseMs: number;
   /** Claims a job may use before it fails (lease expiries and transient dispatch errors both count). */
   maxAttempts: number;
-  /** Jobs dispatched per continuous pass. */
+  /** Jobs one claim window of the continuous worker claims (one read of dispatch-index). */
   batchSize: number;
+  /** Kubernetes applies one worker runs at once (QUEUE_DISPATCH_CONCURRENCY). */
+  dispatchConcurrency: number;
   /** How long a spot-gated job waits before its price is checked again. */
   spotRecheckMs: number;
   /** How long Ec2SpotPriceSource reuses a price. */
@@ -37,6 +39,7 @@ export const QUEUE_DEFAULTS = {
   leaseMs: 60_000,
   maxAttempts: 3,
   batchSize: 5,
+  dispatchConcurrency: 16,
   spotRecheckMs: 60_000,
   spotCacheMs: 60_000,
   retentionDays: 30,
@@ -53,6 +56,7 @@ const VARIABLES = {
   leaseMs: 'QUEUE_LEASE_MS',
   maxAttempts: 'QUEUE_MAX_ATTEMPTS',
   batchSize: 'QUEUE_BATCH_SIZE',
+  dispatchConcurrency: 'QUEUE_DISPATCH_CONCURRENCY',
   spotRecheckMs: 'QUEUE_SPOT_RECHECK_MS',
   spotCacheMs: 'QUEUE_SPOT_CACHE_MS',
   retentionDays: 'QUEUE_RETENTION_DAYS',
@@ -67,6 +71,7 @@ const BOUNDS = {
   leaseMs: { min: 1_000, max: 3_600_000 },
   maxAttempts: { min: 1, max: 100 },
   batchSize: { min: 1, max: 20 },
+  dispatchConcurrency: { min: 1, max: 64 },
   spotRecheckMs: { min: 0, max: 3_600_000 },
   spotCacheMs: { min: 0, max: 3_600_000 },
   retentionDays: { min: 1, max: 3650 },
@@ -98,6 +103,7 @@ export function loadQueueConfig(env: EnvSource = process.env): QueueConfig {
       leaseMs: integer('leaseMs'),
       maxAttempts: integer('maxAttempts'),
       batchSize: integer('batchSize'),
+      dispatchConcurrency: integer('dispatchConcurrency'),
       spotRecheckMs: integer('spotRecheckMs'),
       spotCacheMs: integer('spotCacheMs'),
       retentionDays: integer('retentionDays'),

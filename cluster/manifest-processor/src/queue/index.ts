@@ -75,6 +75,7 @@ export function createQueue(opts: QueueOptions): Queue {
     maxAttempts: config.maxAttempts,
     pollIntervalMs: config.pollIntervalMs,
     batchSize: config.batchSize,
+    dispatchConcurrency: config.dispatchConcurrency,
     spotRecheckMs: config.spotRecheckMs,
     retentionDays: config.retentionDays,
     maxConsecutiveFailures: config.maxConsecutiveFailures,

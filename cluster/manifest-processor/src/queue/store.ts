@@ -122,6 +122,16 @@ export class QueueStore extends TableStore {
    * expected state (someone else moved it first).
    */
   async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
+    const out = await this.update(jobId, t, 'ALL_NEW');
+    return out && itemToJob(out.Attributes);
+  }
+
+  /** transition() for callers that only need to know whether it happened: the item is not sent back. */
+  async tryTransition(jobId: string, t: Transition): Promise<boolean> {
+    return (await this.update(jobId, t, 'NONE')) !== undefined;
+  }
+
+  private update(jobId: string, t: Transition, returnValues: 'ALL_NEW' | 'NONE') {
     const names: Record<string, string> = {};
     const values: Record<string, string | number> = {};
     const name = (attr: string) => {
@@ -155,7 +165,7 @@ export class QueueStore extends TableStore {
     if (t.incrementAttempts) sets.push(`${name('attempts')} = ${name('attempts')} + ${value(1)}`);
     const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
 
-    const out = await unlessConditionFailed(
+    return unlessConditionFailed(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
@@ -164,11 +174,10 @@ export class QueueStore extends TableStore {
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: returnValues,
         }),
       ),
     );
-    return out && itemToJob(out.Attributes);
   }
 
   // ---- idempotency records ----------------------------------------------------------------------------

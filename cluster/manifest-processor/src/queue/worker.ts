@@ -7,10 +7,17 @@
  *   3. dispatch: the best queued jobs of the region (dispatch-index: priority, then age) are claimed with
  *                a lease, applied to Kubernetes idempotently while the lease is renewed, then marked
  *                dispatched. Spot-gated jobs whose price is too high stay queued with a waiting_reason.
+ *
+ * Claims happen in windows: one read of dispatch-index from its head, then conditional claims of the
+ * first ungated candidates in that order. Applies run concurrently (at most dispatchConcurrency), so
+ * Jobs of one window may reach Kubernetes in any order; windows themselves follow each other in order.
+ * The continuous loop drains: it opens windows back to back while they find work, and pauses only
+ * when the queue is empty or everything left is gated.
  */
 import type { Logger } from 'pino';
 import { PollingLoop } from '../../../shared/polling-loop.js';
 import type { ValidationPolicy } from '../policy/index.js';
+import { QUEUE_DEFAULTS } from './config.js';
 import { DispatchError, type JobDispatcher } from './dispatcher.js';
 import type { K8sRef, QueuedJob } from './record.js';
 import type { QueueStatus } from './schemas.js';
@@ -39,8 +46,10 @@ export interface QueueWorkerOptions {
   leaseMs: number;
   maxAttempts: number;
   pollIntervalMs: number;
-  /** Jobs dispatched per continuous pass. */
+  /** Jobs one claim window of the continuous loop claims (one read of dispatch-index from its head). */
   batchSize: number;
+  /** Kubernetes applies in flight at once (default QUEUE_DEFAULTS.dispatchConcurrency). */
+  dispatchConcurrency?: number;
   spotRecheckMs: number;
   retentionDays: number;
   maxConsecutiveFailures: number;
@@ -76,6 +85,11 @@ const MAX_ACTIVE = 1000;
 const RETRY_BASE_MS = 5_000;
 const MAX_BACKOFF_MS = 300_000;
 
+interface Lease {
+  stop(): void;
+  readonly lost: boolean;
+}
+
 const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -83,6 +97,72 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 /** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
 const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
   Math.min(pollIntervalMs * 2 ** failures, 60_000);
+
+const emptyResult = (region: string, workerId: string): PassResult => ({
+  region,
+  worker_id: workerId,
+  requeued: [],
+  dispatched: [],
+  waiting: [],
+  retrying: [],
+  failed: [],
+  lost: [],
+  synced: [],
+  errors: [],
+});
+
+/** What one claimed job ended as; merged into the pass result in claim order, not completion order. */
+type Outcome = Pick<PassResult, 'dispatched' | 'retrying' | 'failed' | 'lost'>;
+
+interface DrainLimits {
+  /** Most jobs to claim in this dispatch step. */
+  maxClaims: number;
+  /** Most jobs one window claims. */
+  window: number;
+  /** performance.now() after which no new window opens. */
+  until?: number;
+}
+
+/** A semaphore of Kubernetes applies: tasks past `size` wait in FIFO order for a slot. */
+class ApplySlots {
+  private active = 0;
+  private readonly queued: (() => void)[] = [];
+  private listeners: (() => void)[] = [];
+
+  constructor(readonly size: number) {}
+
+  /** Runs `task` as soon as a slot is free; settles with it. */
+  run(task: () => Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const start = () => {
+        this.active++;
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            this.active--;
+            this.queued.shift()?.();
+            const listeners = this.listeners;
+            this.listeners = [];
+            for (const listener of listeners) listener();
+          });
+      };
+      if (this.active < this.size) start();
+      else this.queued.push(start);
+    });
+  }
+
+  /** Waits until at least `n` slots (at most all of them) are free and nobody waits for one. */
+  async room(n: number): Promise<void> {
+    const wanted = Math.min(n, this.size);
+    while (this.size - this.active - this.queued.length < wanted) {
+      await new Promise<void>((resolve) => this.listeners.push(resolve));
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.room(this.size);
+  }
+}
 
 export class QueueWorker {
   readonly region: string;
@@ -92,6 +172,9 @@ export class QueueWorker {
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
   private readonly renewals = new Set<NodeJS.Timeout>();
   private readonly loop: PollingLoop;
+  private readonly concurrency: number;
+  /** Set by stop(): a drain opens no further window. */
+  private stopping = false;
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -99,12 +182,12 @@ export class QueueWorker {
     this.workerId = opts.workerId;
     this.now = opts.now ?? Date.now;
     this.log = opts.logger ?? noopLogger;
+    this.concurrency = opts.dispatchConcurrency ?? QUEUE_DEFAULTS.dispatchConcurrency;
     this.loop = new PollingLoop({
       name: 'queue-worker',
       intervalMs: opts.pollIntervalMs,
-      pass: async () => {
-        await this.pollOnce(opts.batchSize);
-      },
+      // true = work is left: the next pass starts at once instead of after the poll interval.
+      pass: () => this.drainPass(),
       backoffMs: (failures) => failureBackoffMs(opts.pollIntervalMs, failures),
       maxConsecutiveFailures: opts.maxConsecutiveFailures,
       logger: this.log,
@@ -125,30 +208,38 @@ export class QueueWorker {
 
   /** Starts continuous passes (CENTRAL_QUEUE_WORKER_ENABLED). */
   start(): void {
+    this.stopping = false;
     this.loop.start();
   }
 
-  /** Stops the loop after its current pass and cancels lease renewals still scheduled. */
+  /** Stops the loop after its current window and cancels lease renewals still scheduled. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.loop.stop();
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
   }
 
-  /** One pass: reap expired claims, sync running jobs, dispatch up to `limit` jobs. */
+  /** One pass (POST /queue/poll): reap expired claims, sync running jobs, one window of up to `limit` jobs. */
   async pollOnce(limit: number): Promise<PassResult> {
-    const result: PassResult = {
-      region: this.region,
-      worker_id: this.workerId,
-      requeued: [],
-      dispatched: [],
-      waiting: [],
-      retrying: [],
-      failed: [],
-      lost: [],
-      synced: [],
-      errors: [],
-    };
+    const result = emptyResult(this.region, this.workerId);
+    await this.housekeeping(result);
+    await this.dispatch({ maxClaims: limit, window: limit }, result);
+    return result;
+  }
+
+  /**
+   * One pass of the continuous loop: reap and sync, then windows back to back for at most one poll
+   * interval (so reaping and status sync keep their pace during a long drain). True when work is left.
+   */
+  private async drainPass(): Promise<boolean> {
+    const result = emptyResult(this.region, this.workerId);
+    await this.housekeeping(result);
+    const until = performance.now() + this.opts.pollIntervalMs;
+    return this.dispatch({ maxClaims: Infinity, window: this.opts.batchSize, until }, result);
+  }
+
+  private async housekeeping(result: PassResult): Promise<void> {
     await this.reap(result);
     try {
       await this.sync(result);
@@ -157,8 +248,6 @@ export class QueueWorker {
       result.errors.push(`status sync: ${message(error)}`);
       this.log.warn({ err: error }, 'queue status sync failed');
     }
-    await this.dispatch(limit, result);
-    return result;
   }
 
   // ---- 1. reaper -------------------------------------------------------------------------------------
@@ -227,18 +316,101 @@ export class QueueWorker {
 
   // ---- 3. dispatch -----------------------------------------------------------------------------------
 
-  private async dispatch(limit: number, result: PassResult): Promise<void> {
+  /**
+   * Claims window after window and applies what it claimed, at most `concurrency` applies at once.
+   * A window opens when it can start applying at once (enough free slots), reads dispatch-index from
+   * its head (so a more important job queued meanwhile goes first) and claims up to `window` jobs.
+   * Returns true when it stopped with work left (time is up), false when the queue ran dry or is gated.
+   */
+  private async dispatch(limits: DrainLimits, result: PassResult): Promise<boolean> {
+    const slots = new ApplySlots(this.concurrency);
+    const outcomes: Promise<Outcome>[] = [];
+    // Jobs claimed here: an index entry that still lists one (GSIs lag) is not claimed again.
+    const mine = new Set<string>();
+    let more = false;
+    // The first apply that threw (a table error while marking): the pass fails once the others ended.
+    let failure: { error: unknown } | undefined;
+    try {
+      while (outcomes.length < limits.maxClaims) {
+        // The loop's pass ends on time or on stop(); POST /queue/poll (no `until`) always runs its window.
+        if (limits.until !== undefined && (this.stopping || performance.now() >= limits.until)) {
+          more = true;
+          break;
+        }
+        const want = Math.min(limits.window, limits.maxClaims - outcomes.length);
+        await slots.room(want);
+        const window = await this.claimWindow(want, mine, result, (job) => {
+          const outcome: Outcome = { dispatched: [], retrying: [], failed: [], lost: [] };
+          const lease = this.renewLease(job);
+          outcomes.push(
+            slots
+              .run(() => this.applyClaimed(job, lease, outcome))
+              .then(
+                () => outcome,
+                (error: unknown) => {
+                  failure ??= { error };
+                  return outcome;
+                },
+              ),
+          );
+        });
+        // A window that did not fill read the whole claimable queue: nothing is left for now.
+        if (window.claimed < want && !window.contended) break;
+      }
+    } finally {
+      await slots.idle();
+      for (const outcome of await Promise.all(outcomes)) {
+        result.dispatched.push(...outcome.dispatched);
+        result.retrying.push(...outcome.retrying);
+        result.failed.push(...outcome.failed);
+        result.lost.push(...outcome.lost);
+      }
+    }
+    if (failure) throw failure.error;
+    return more;
+  }
+
+  /**
+   * One claim window: dispatch-index from its head, spot gates on the way, conditional claims of up to
+   * `want` candidates in index order (concurrently: they are independent items), each handed to `launch`
+   * as soon as its chunk is claimed. `contended` tells that a claim was lost (another worker, a cancel),
+   * so the queue may still hold work.
+   */
+  private async claimWindow(
+    want: number,
+    mine: Set<string>,
+    result: PassResult,
+    launch: (job: QueuedJob) => void,
+  ): Promise<{ claimed: number; contended: boolean }> {
+    let claimed = 0;
+    let contended = false;
     let startKey: Key | undefined;
-    let dispatched = 0;
-    for (let page = 0; page < MAX_DISPATCH_PAGES && dispatched < limit; page++) {
+    for (let page = 0; page < MAX_DISPATCH_PAGES && claimed < want; page++) {
+      // Twice the window (room for lost claims), not a full page: every item read carries a manifest.
       const { jobs, nextKey } = await this.opts.store.dispatchable(
         this.region,
         this.now(),
-        this.opts.pageSize ?? 25,
+        Math.min(this.opts.pageSize ?? 25, Math.max(2 * want, 10)),
         startKey,
       );
+      let chunk: { job: QueuedJob; spotPrice: number | undefined }[] = [];
+      const claimChunk = async () => {
+        const won = await Promise.allSettled(chunk.map((c) => this.claim(c.job, c.spotPrice)));
+        chunk = [];
+        let error: { reason: unknown } | undefined;
+        for (const claim of won) {
+          if (claim.status === 'rejected') error ??= claim;
+          else if (claim.value) {
+            claimed++;
+            mine.add(claim.value.job_id);
+            launch(claim.value); // even when a sibling claim failed: this one is ours now
+          } else contended = true; // another worker claimed it, or it was cancelled
+        }
+        if (error) throw error.reason;
+      };
       for (const candidate of jobs) {
-        if (dispatched >= limit) return;
+        if (claimed >= want) break;
+        if (mine.has(candidate.job_id)) continue;
         let spotPrice: number | undefined;
         if (candidate.max_spot_price !== null && candidate.spot_instance_type !== null) {
           const gate = await this.spotGate(candidate);
@@ -248,29 +420,34 @@ export class QueueWorker {
           }
           spotPrice = gate.price;
         }
-        const now = this.now();
-        const claimed = await this.opts.store.transition(candidate.job_id, {
-          expect: { status: 'queued', claimed_by: null },
-          set: {
-            status: 'claimed',
-            claimed_by: this.workerId,
-            lease_region: this.region,
-            lease_expires_at: now + this.opts.leaseMs,
-            dispatch_region: null,
-            dispatch_order: null,
-            waiting_reason: null,
-            next_check_at: null,
-            ...(spotPrice !== undefined ? { last_spot_price: spotPrice } : {}),
-          },
-          incrementAttempts: true,
-          now,
-        });
-        if (!claimed) continue; // another worker claimed it, or it was cancelled
-        if (await this.applyClaimed(claimed, result)) dispatched++;
+        chunk.push({ job: candidate, spotPrice });
+        if (claimed + chunk.length >= want) await claimChunk();
       }
+      if (chunk.length > 0) await claimChunk();
       startKey = nextKey;
-      if (!startKey) return;
+      if (!startKey) break;
     }
+    return { claimed, contended };
+  }
+
+  private claim(candidate: QueuedJob, spotPrice: number | undefined): Promise<QueuedJob | undefined> {
+    const now = this.now();
+    return this.opts.store.transition(candidate.job_id, {
+      expect: { status: 'queued', claimed_by: null },
+      set: {
+        status: 'claimed',
+        claimed_by: this.workerId,
+        lease_region: this.region,
+        lease_expires_at: now + this.opts.leaseMs,
+        dispatch_region: null,
+        dispatch_order: null,
+        waiting_reason: null,
+        next_check_at: null,
+        ...(spotPrice !== undefined ? { last_spot_price: spotPrice } : {}),
+      },
+      incrementAttempts: true,
+      now,
+    });
   }
 
   /** Whether a spot-gated job may go now; when not, records why and when to look again. */
@@ -301,26 +478,32 @@ export class QueueWorker {
     return { open: false, reason: waiting ? reason : undefined };
   }
 
-  /** Applies a claimed job under a renewed lease; true when it ended dispatched by this worker. */
-  private async applyClaimed(job: QueuedJob, result: PassResult): Promise<boolean> {
+  /** Applies a claimed job under its lease (renewed since the claim); the outcome goes to `result`. */
+  private async applyClaimed(job: QueuedJob, lease: Lease, result: Outcome): Promise<void> {
+    if (lease.lost) {
+      // Taken over while waiting for an apply slot: the new owner applies it.
+      lease.stop();
+      result.lost.push(job.job_id);
+      return;
+    }
     const violations = this.opts.policy?.check([job.manifest], job.namespace) ?? [];
     if (violations.length > 0) {
+      lease.stop();
       const reason = `rejected by the validation policy of ${this.region}: ${violations.map((v) => v.message).join('; ')}`;
-      await this.applyFailed(job, new DispatchError(reason, true), false, result);
-      return false;
+      await this.applyFailed(job, new DispatchError(reason, true), lease.lost, result);
+      return;
     }
-    const lease = this.renewLease(job);
     let ref: K8sRef;
     try {
       ref = await this.opts.dispatcher.apply(job);
     } catch (error) {
       lease.stop();
       await this.applyFailed(job, error, lease.lost, result);
-      return false;
+      return;
     }
     lease.stop();
     const now = this.now();
-    const marked = await this.opts.store.transition(job.job_id, {
+    const marked = await this.opts.store.tryTransition(job.job_id, {
       expect: claimOf(job),
       set: dispatchedAttributes(ref, this.region, now),
       now,
@@ -328,11 +511,10 @@ export class QueueWorker {
     if (marked) {
       result.dispatched.push({ job_id: job.job_id, k8s: ref });
       this.log.info({ job_id: job.job_id, k8s: ref, attempts: job.attempts }, 'queued job dispatched');
-      return true;
+      return;
     }
     result.lost.push(job.job_id);
     await this.withdrawIfOrphaned(job, ref);
-    return false;
   }
 
   /**
@@ -351,7 +533,7 @@ export class QueueWorker {
     }
   }
 
-  private async applyFailed(job: QueuedJob, error: unknown, leaseLost: boolean, result: PassResult) {
+  private async applyFailed(job: QueuedJob, error: unknown, leaseLost: boolean, result: Outcome) {
     const failure = error instanceof DispatchError ? error : new DispatchError(message(error), false);
     if (leaseLost) {
       result.lost.push(job.job_id);
@@ -381,14 +563,17 @@ export class QueueWorker {
     if (back) result.retrying.push({ job_id: job.job_id, error: reason });
   }
 
-  /** Renews the claim every leaseMs/3 while the apply runs; `lost` turns true if the claim was taken. */
-  private renewLease(job: QueuedJob): { stop(): void; readonly lost: boolean } {
+  /**
+   * Renews the claim every leaseMs/3 from the claim until the job is marked (also while it waits for an
+   * apply slot); `lost` turns true if the claim was taken.
+   */
+  private renewLease(job: QueuedJob): Lease {
     const state = { lost: false, stopped: false };
     const timer = setInterval(
       () => {
         const now = this.now();
         this.opts.store
-          .transition(job.job_id, {
+          .tryTransition(job.job_id, {
             expect: claimOf(job),
             set: { lease_expires_at: now + this.opts.leaseMs },
             now,
