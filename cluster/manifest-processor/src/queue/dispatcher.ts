@@ -7,6 +7,7 @@
  */
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
+import { pooledKubeConfig } from '../../../shared/kube-pool.js';
 import { jobState } from '../job-view.js';
 import type { K8sRef, QueuedJob } from './record.js';
 
@@ -137,7 +138,7 @@ export class KubeJobDispatcher implements JobDispatcher {
   private readonly batch: BatchV1Api;
 
   constructor(kubeConfig: KubeConfig) {
-    this.batch = kubeConfig.makeApiClient(BatchV1Api);
+    this.batch = pooledKubeConfig(kubeConfig).makeApiClient(BatchV1Api);
   }
 
   async apply(job: QueuedJob): Promise<K8sRef> {
