@@ -7,7 +7,7 @@
  *
  * Stand-ins for what AWS provides: dynalite (central tables in the global region, regional tables per
  * region), s3rver, kinesalite, Secrets Manager / SSM / ELBv2 on loopback, a throw-away internal CA and
- * random IAM credentials per run. `bin/local.ts` is the CLI around this; tests start it in-process.
+ * random IAM credentials per run. `bin/local.mjs` (npm start) runs local/cli.ts around this; tests start it in-process.
  * docs/local-platform.md describes the pieces, ports and limits.
  */
 import { randomBytes } from 'node:crypto';
