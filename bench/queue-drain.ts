@@ -24,7 +24,7 @@ import { enqueuedJob } from '../cluster/manifest-processor/src/queue/submission.
 import type { Transition } from '../cluster/manifest-processor/src/queue/store.js';
 import { startLocalDynamo } from '../local/dynamodb.js';
 import { kubeConfigFor, startKubeApiSimulator } from '../local/kube-api-simulator/index.js';
-import { IMAGE, POLICY_ENV } from '../test/support/cluster-fixtures.js';
+import { jobManifest, POLICY_ENV } from '../test/support/cluster-fixtures.js';
 import type { BenchFigure, BenchRun } from './figures.js';
 
 const REGION = 'us-east-1';
@@ -37,29 +37,13 @@ const GOAL_RATE = 20;
 
 const noSpot: SpotPriceSource = { currentPrice: () => Promise.resolve(undefined) };
 
-function manifest(name: string) {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name, labels: { app: 'bench' } },
-    spec: {
-      backoffLimit: 0,
-      template: {
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'main',
-              image: IMAGE,
-              command: ['sh', '-c', 'echo queued'],
-              resources: { requests: { cpu: '100m', memory: '64Mi' } },
-            },
-          ],
-        },
-      },
-    },
-  };
-}
+/** A small Job that succeeds at once in the simulator. */
+const BENCH_JOB = {
+  labels: { app: 'bench' },
+  cpu: '100m',
+  memory: '64Mi',
+  command: ['sh', '-c', 'echo queued'],
+};
 
 function queuedJob(i: number): QueuedJob {
   const createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString();
@@ -70,7 +54,7 @@ function queuedJob(i: number): QueuedJob {
       namespace: 'svc-jobs',
       priority: i % 3 === 0 ? 50 : 0,
       labels: null,
-      manifest: manifest(`bench-${i}`),
+      manifest: jobManifest(`bench-${i}`, BENCH_JOB),
       max_spot_price: null,
       spot_instance_type: null,
       idempotency_key: null,
