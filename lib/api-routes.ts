@@ -140,7 +140,7 @@ export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
     aggregate('DELETE', 'jobs', 'deleteApiV1GlobalJobs'),
     aggregate('GET', 'status', 'getApiV1GlobalStatus'),
   ];
-  if (config.partition.hasGlobalAccelerator) {
+  if (config.hasAccelerator) {
     routes.push(...controlPlaneRoutes(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), ...inferenceRoutes());
   }
   if (config.analyticsEnvironment.enabled) {
@@ -165,8 +165,8 @@ export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
     id: 'global',
     title: `${config.projectName} global API`,
     version: '1.0.0',
-    // Edge-optimized APIs exist only in the commercial partition (not in aws-cn or AWS GovCloud (US)).
-    endpointType: config.partition.partition === 'aws' ? 'EDGE' : 'REGIONAL',
+    // config.ts decides: EDGE only in the commercial partition, unless global_endpoint_type is "regional".
+    endpointType: config.apiGateway.globalEndpointType,
     stage: config.stage,
     throttling: stageThrottling(config),
     routes,

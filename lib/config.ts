@@ -2,6 +2,8 @@
 // loadConfig() is pure so tests and tools can validate a context object without building an app; it
 // collects every problem and throws them together so one synth run shows everything to fix.
 import type { App } from 'aws-cdk-lib';
+import { acceleratorSupports } from './accelerator-regions.js';
+import { azIdPrefix, EKS_EXCLUDED_AZ_IDS, isAvailabilityZoneId } from './availability-zones.js';
 import { ALL_REGIONS, isKnownRegion, partitionOf } from './partition.js';
 import type { PartitionInfo } from './partition.js';
 
@@ -28,7 +30,14 @@ export const DEFAULT_CONTEXT = deepFreeze({
   stage: 'prod',
   // ".internal" is reserved by ICANN for private use, so it can never collide with a public name.
   internal_domain: 'gco.internal',
-  api_gateway: { regional_api_enabled: false, throttling_rate_limit: 1000, throttling_burst_limit: 2000 },
+  api_gateway: {
+    regional_api_enabled: false,
+    throttling_rate_limit: 1000,
+    throttling_burst_limit: 2000,
+    // null: EDGE where the partition has edge-optimized APIs, REGIONAL elsewhere. "regional" lifts the
+    // edge's 30 s idle limit on global inference streams (docs/edge-lambdas.md).
+    global_endpoint_type: null,
+  },
   // 64 KiB body cap on non-inference routes: far above any job manifest, and the largest size WAF can
   // enforce on API Gateway (bigger bodies reach WAF truncated). Inference bodies (1 MiB) are capped by
   // the inference proxy instead, and the services enforce their own 1 MiB limit.
@@ -41,7 +50,23 @@ export const DEFAULT_CONTEXT = deepFreeze({
     authorizer_cache_ttl_seconds: 300,
     warehouse_enabled: false,
   },
-  tables: { deletion_protection: true, point_in_time_recovery: true },
+  // null: on (true) unless removal_policy is "destroy", where it must be off for `cdk destroy` to work.
+  tables: { deletion_protection: null, point_in_time_recovery: true },
+  // What `cdk destroy` does with data (tables, buckets, streams, log groups, the warehouse namespace).
+  removal_policy: 'retain',
+  // Suffix (-g<N>) on the fixed names of retained resources when > 1: redeploy beside what a destroyed
+  // deployment kept (docs/operations.md, "Teardown and redeploy").
+  resource_generation: 1,
+  monitoring: { enabled: true, alarm_email_addresses: [], alarm_https_endpoints: [] },
+  eks: {
+    // Per deployment region, the AZ IDs (e.g. "use1-az1") of the VPC and cluster; {} = chosen at synth.
+    availability_zone_ids: {},
+    // IAM role/user ARNs given cluster admin through EKS access entries.
+    admin_principal_arns: [],
+  },
+  // Pre-built images (npm run images:build): registry "<acct>.dkr.ecr.{region}.amazonaws.com/gco" and a
+  // tag; both null = build the four images locally with Docker at deploy time.
+  images: { registry: null, tag: null },
 });
 
 export interface ApiGatewayConfig {
@@ -51,6 +76,8 @@ export interface ApiGatewayConfig {
   readonly throttlingRateLimit: number;
   /** Stage burst throttle, requests. */
   readonly throttlingBurstLimit: number;
+  /** Endpoint type of the global API (EDGE only in the commercial partition). */
+  readonly globalEndpointType: 'EDGE' | 'REGIONAL';
 }
 
 export interface WafConfig {
@@ -79,6 +106,35 @@ export interface TablesConfig {
   readonly pointInTimeRecovery: boolean;
 }
 
+/** `retain`: `cdk destroy` keeps data resources; `destroy`: deletes them with their data. */
+export type RemovalPolicyName = 'retain' | 'destroy';
+
+export interface MonitoringConfig {
+  /** Alarms, the alarm topic and dashboards. */
+  readonly enabled: boolean;
+  /** Email subscriptions of the alarm topic (each must confirm the subscription). */
+  readonly alarmEmailAddresses: readonly string[];
+  /** HTTPS subscriptions of the alarm topic (e.g. a paging service's endpoint). */
+  readonly alarmHttpsEndpoints: readonly string[];
+}
+
+export interface EksConfig {
+  /** Configured AZ IDs by region; a region not listed has its AZs chosen at synth time. */
+  readonly availabilityZoneIds: Readonly<Record<string, readonly string[]>>;
+  /** Principals given cluster admin (AmazonEKSClusterAdminPolicy) through access entries. */
+  readonly adminPrincipalArns: readonly string[];
+}
+
+/** Where the service images come from. */
+export type ImagesConfig =
+  | { readonly source: 'build' }
+  | {
+      readonly source: 'prebuilt';
+      /** Repository prefix; `{region}` is replaced by the deployment region. */
+      readonly registry: string;
+      readonly tag: string;
+    };
+
 export interface PlatformConfig {
   readonly projectName: string;
   readonly globalRegion: string;
@@ -90,12 +146,28 @@ export interface PlatformConfig {
   readonly analyticsEnvironment: AnalyticsEnvironmentConfig;
   readonly analyticsApi: AnalyticsApiConfig;
   readonly tables: TablesConfig;
+  readonly removalPolicy: RemovalPolicyName;
+  /** 1 = the plain names; N > 1 adds `-g<N>` to the fixed names of retained resources. */
+  readonly resourceGeneration: number;
+  readonly monitoring: MonitoringConfig;
+  readonly eks: EksConfig;
+  readonly images: ImagesConfig;
   /** The one partition every configured region is in. */
   readonly partition: PartitionInfo;
   /** TLS SNI / host name the edge presents to the regional load balancers. */
   readonly backendHostname: string;
-  /** Regional APIs accept the account's principals: opted in, or forced where there is no accelerator. */
-  readonly regionalApiOpenToAccount: boolean;
+  /**
+   * Deployment regions that get an accelerator endpoint group: all of them in a partition with Global
+   * Accelerator, except regions Global Accelerator does not support (lib/accelerator-regions.ts).
+   */
+  readonly acceleratorRegions: readonly string[];
+  /** The deployment has an accelerator: the partition has one and at least one region is supported. */
+  readonly hasAccelerator: boolean;
+  /**
+   * The region's API accepts the account's principals: opted in (regional_api_enabled), or forced where
+   * the region is not behind the accelerator (its workload traffic has no other way in).
+   */
+  regionalApiOpenToAccount(region: string): boolean;
   readonly globalStackName: string;
   readonly analyticsStackName: string;
   /** `<project>-<region>`; throws for a region that is not in `regions`. */
@@ -187,7 +259,12 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       apiDefaults.throttling_burst_limit,
       { ok: (n) => Number.isInteger(n) && n > 0, expected: 'a positive integer' },
     ),
+    globalEndpointType: 'EDGE', // decided below, once the partition is known
   };
+  const globalEndpointChoice = r.choice('api_gateway.global_endpoint_type', api.global_endpoint_type, [
+    'edge',
+    'regional',
+  ]);
 
   const wafRaw = sec('waf');
   const wafDefaults = DEFAULT_CONTEXT.waf;
@@ -246,12 +323,32 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
     ),
   };
 
+  const removalPolicy =
+    r.choice('removal_policy', top.values.removal_policy, ['retain', 'destroy']) ?? 'retain';
+  const resourceGeneration = r.number(
+    'resource_generation',
+    top.values.resource_generation,
+    DEFAULT_CONTEXT.resource_generation,
+    {
+      ok: (n) => isIntegerIn(n, 1, 999),
+      expected: 'an integer from 1 to 999 (1 keeps the plain resource names)',
+    },
+  );
+
   const tablesRaw = sec('tables');
+  const explicitDeletionProtection = fromCli(tablesRaw.deletion_protection);
+  if (removalPolicy === 'destroy' && explicitDeletionProtection === true) {
+    r.fail(
+      'tables.deletion_protection',
+      'false (or unset) with removal_policy "destroy": a protected table makes `cdk destroy` fail',
+      'true',
+    );
+  }
   const tables: TablesConfig = {
     deletionProtection: r.boolean(
       'tables.deletion_protection',
       tablesRaw.deletion_protection,
-      DEFAULT_CONTEXT.tables.deletion_protection,
+      removalPolicy === 'retain',
     ),
     pointInTimeRecovery: r.boolean(
       'tables.point_in_time_recovery',
@@ -259,6 +356,32 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       DEFAULT_CONTEXT.tables.point_in_time_recovery,
     ),
   };
+
+  const mon = sec('monitoring');
+  const monitoring: MonitoringConfig = {
+    enabled: r.boolean('monitoring.enabled', mon.enabled, DEFAULT_CONTEXT.monitoring.enabled),
+    alarmEmailAddresses: r.stringList('monitoring.alarm_email_addresses', mon.alarm_email_addresses, {
+      ok: (s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s),
+      expected: 'an email address such as "oncall@example.com"',
+    }),
+    alarmHttpsEndpoints: r.stringList('monitoring.alarm_https_endpoints', mon.alarm_https_endpoints, {
+      ok: isHttpsUrl,
+      expected: 'an https:// URL with a host (SNS HTTPS subscriptions; plain http is refused)',
+    }),
+  };
+
+  const eksRaw = sec('eks');
+  const eks: EksConfig = {
+    availabilityZoneIds: readAvailabilityZoneIds(r, eksRaw.availability_zone_ids, regions),
+    adminPrincipalArns: r.stringList('eks.admin_principal_arns', eksRaw.admin_principal_arns, {
+      ok: (s) => /^arn:aws(?:-cn|-us-gov)?:iam::\d{12}:(?:role|user)\/[\w+=,.@/-]{1,512}$/.test(s),
+      expected:
+        'an IAM role or user ARN such as "arn:<partition>:iam::123456789012:role/Admin" (EKS access entries take roles and users)',
+    }),
+  };
+
+  const imagesRaw = sec('images');
+  const images = readImages(r, imagesRaw.registry, imagesRaw.tag);
 
   const backendHostname = `backend.${projectName}.${internalDomain}`;
   if (backendHostname.length > 253) {
@@ -270,6 +393,27 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   }
 
   const partition = checkOnePartition(r, regions, checkedGlobalRegion, analyticsRegion);
+  const edgeAvailable = partition.partition === 'aws';
+  if (globalEndpointChoice === 'edge' && !edgeAvailable) {
+    r.fail(
+      'api_gateway.global_endpoint_type',
+      `"regional" or null in the ${partition.partition} partition (edge-optimized APIs exist only in aws)`,
+      '"edge"',
+    );
+  }
+  const globalEndpointType =
+    globalEndpointChoice === 'regional' || !edgeAvailable ? ('REGIONAL' as const) : ('EDGE' as const);
+  for (const arn of eks.adminPrincipalArns) {
+    const arnPartition = arn.split(':')[1];
+    if (arnPartition !== partition.partition) {
+      r.fail(
+        'eks.admin_principal_arns',
+        `ARNs of the ${partition.partition} partition, where the clusters are`,
+        JSON.stringify(arn),
+      );
+    }
+  }
+  const acceleratorRegions = partition.hasGlobalAccelerator ? regions.filter(acceleratorSupports) : [];
 
   r.problems.push(...top.unknown);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
@@ -281,14 +425,22 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
     regions,
     stage,
     internalDomain,
-    apiGateway,
+    apiGateway: { ...apiGateway, globalEndpointType },
     waf,
     analyticsEnvironment,
     analyticsApi,
     tables,
+    removalPolicy,
+    resourceGeneration,
+    monitoring,
+    eks,
+    images,
     partition,
     backendHostname,
-    regionalApiOpenToAccount: apiGateway.regionalApiEnabled || !partition.hasGlobalAccelerator,
+    acceleratorRegions,
+    hasAccelerator: acceleratorRegions.length > 0,
+    regionalApiOpenToAccount: (region: string): boolean =>
+      apiGateway.regionalApiEnabled || !acceleratorRegions.includes(region),
     globalStackName: `${projectName}-global`,
     analyticsStackName: `${projectName}-analytics`,
     regionalStackName: (region: string): string => {
@@ -308,6 +460,9 @@ const SECTIONS = {
   analytics_environment: Object.keys(DEFAULT_CONTEXT.analytics_environment),
   analytics_api: Object.keys(DEFAULT_CONTEXT.analytics_api),
   tables: Object.keys(DEFAULT_CONTEXT.tables),
+  monitoring: Object.keys(DEFAULT_CONTEXT.monitoring),
+  eks: Object.keys(DEFAULT_CONTEXT.eks),
+  images: Object.keys(DEFAULT_CONTEXT.images),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 
@@ -412,6 +567,97 @@ function checkOnePartition(
   return reference;
 }
 
+/** `eks.availability_zone_ids`: per configured region, 2-6 distinct AZ IDs none of which EKS refuses. */
+function readAvailabilityZoneIds(
+  r: Reader,
+  raw: unknown,
+  regions: readonly string[],
+): Readonly<Record<string, readonly string[]>> {
+  const path = 'eks.availability_zone_ids';
+  const value = fromCli(raw);
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) {
+    r.fail(
+      path,
+      'an object of region to AZ ID list, such as {"us-east-1": ["use1-az1", "use1-az2"]}',
+      describe(raw),
+    );
+    return {};
+  }
+  const result: Record<string, readonly string[]> = {};
+  for (const [region, ids] of Object.entries(value)) {
+    const at = `${path}.${region}`;
+    if (!regions.includes(region)) {
+      r.fail(at, `a key that is one of the configured regions (${regions.join(', ')})`, 'an unknown region');
+      continue;
+    }
+    if (!Array.isArray(ids) || ids.length < 2 || ids.length > 6) {
+      r.fail(
+        at,
+        'a list of 2 to 6 AZ IDs such as ["use1-az1", "use1-az2"] (EKS needs two AZs)',
+        describe(ids),
+      );
+      continue;
+    }
+    const valid: string[] = [];
+    ids.forEach((id: unknown, i) => {
+      if (typeof id !== 'string' || !isAvailabilityZoneId(id, region)) {
+        r.fail(`${at}[${i}]`, `an AZ ID of ${region} such as "${azIdPrefix(region)}-az1"`, describe(id));
+      } else if (EKS_EXCLUDED_AZ_IDS.includes(id)) {
+        r.fail(
+          `${at}[${i}]`,
+          `an AZ ID EKS accepts for control-plane subnets (not ${EKS_EXCLUDED_AZ_IDS.join(', ')})`,
+          JSON.stringify(id),
+        );
+      } else if (valid.includes(id)) {
+        r.fail(`${at}[${i}]`, 'each AZ ID listed once', `${JSON.stringify(id)} again`);
+      } else {
+        valid.push(id);
+      }
+    });
+    if (valid.length === ids.length) result[region] = valid;
+  }
+  return result;
+}
+
+/** `images.registry` + `images.tag`: both set (pre-built images) or both null (local build). */
+function readImages(r: Reader, rawRegistry: unknown, rawTag: unknown): ImagesConfig {
+  const registry = r.optionalString('images.registry', rawRegistry, {
+    ok: (s) =>
+      /^[a-z0-9]+(?:[.-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/.test(
+        s.replace('{region}', 'r'),
+      ) && s.length <= 200,
+    expected:
+      'an image repository prefix such as "123456789012.dkr.ecr.{region}.amazonaws.com/gco" ({region} is replaced per region; no tag, no trailing slash)',
+  });
+  const tag = r.optionalString('images.tag', rawTag, {
+    ok: (s) => /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(s),
+    expected: 'a Docker image tag: 1-128 letters, digits, "_", "." or "-", not starting with "." or "-"',
+  });
+  if (registry !== undefined && tag !== undefined) return { source: 'prebuilt', registry, tag };
+  const absent = (raw: unknown): boolean => raw === undefined || raw === null;
+  // Only a key that was left out is "missing"; an invalid one is already reported.
+  if (absent(rawRegistry) !== absent(rawTag) && (registry !== undefined || tag !== undefined)) {
+    const [missing, given] =
+      registry === undefined ? ['images.registry', 'images.tag'] : ['images.tag', 'images.registry'];
+    r.fail(
+      missing,
+      `a value: ${given} is set, and pre-built images need both (or neither, to build locally)`,
+      'nothing',
+    );
+  }
+  return { source: 'build' };
+}
+
+function isHttpsUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return url.protocol === 'https:' && url.hostname !== '' && s.length <= 2048;
+  } catch {
+    return false;
+  }
+}
+
 // ---- value readers -------------------------------------------------------------------------------
 
 interface Rule<T> {
@@ -459,6 +705,41 @@ class Reader {
     if (typeof raw === 'string' && rule.ok(raw)) return raw;
     this.fail(path, rule.expected, describe(raw));
     return fallback;
+  }
+
+  /** One of `choices`, or undefined when absent (null) or invalid (a problem). */
+  choice<T extends string>(path: string, raw: unknown, choices: readonly T[]): T | undefined {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
+    this.fail(path, `one of ${choices.map((c) => JSON.stringify(c)).join(', ')}`, describe(raw));
+    return undefined;
+  }
+
+  /** A string, or undefined when absent or null (a problem when it breaks the rule). */
+  optionalString(path: string, raw: unknown, rule: Rule<string>): string | undefined {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw === 'string' && rule.ok(raw)) return raw;
+    this.fail(path, rule.expected, describe(raw));
+    return undefined;
+  }
+
+  /** A list of distinct strings each passing `rule`; absent = []. `-c` may give JSON or a comma list. */
+  stringList(path: string, raw: unknown, rule: Rule<string>): readonly string[] {
+    if (raw === undefined || raw === null) return [];
+    const value = typeof raw === 'string' ? (parseJson(raw) ?? raw.split(',').map((s) => s.trim())) : raw;
+    if (!Array.isArray(value)) {
+      this.fail(path, `a list, each entry ${rule.expected}`, describe(raw));
+      return [];
+    }
+    const valid: string[] = [];
+    value.forEach((item: unknown, i) => {
+      if (typeof item !== 'string' || !rule.ok(item))
+        this.fail(`${path}[${i}]`, rule.expected, describe(item));
+      else if (valid.includes(item))
+        this.fail(`${path}[${i}]`, 'each entry listed once', `${JSON.stringify(item)} again`);
+      else valid.push(item);
+    });
+    return valid;
   }
 
   /** The region, or undefined (and a problem) when it is not a known region. */

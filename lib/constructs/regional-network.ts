@@ -10,6 +10,8 @@
  *   the ALB and these endpoints (their security group has no internet egress), and they need exactly
  *   these three APIs (signing key, ALB host parameter, ALB verification). The pods read their secrets
  *   through the same endpoint.
+ * - CloudWatch Logs: the services publish their embedded-metric-format metrics (queue depth, webhook
+ *   outbox, cost reports) with PutLogEvents from the private subnets.
  * Calls to the central tables in the global region leave through NAT: gateway endpoints are regional.
  */
 import {
@@ -74,6 +76,7 @@ export class RegionalNetwork extends Construct {
       SecretsManager: InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
       Ssm: InterfaceVpcEndpointAwsService.SSM,
       ElasticLoadBalancing: InterfaceVpcEndpointAwsService.ELASTIC_LOAD_BALANCING,
+      CloudWatchLogs: InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
     };
     for (const [name, service] of Object.entries(interfaces)) {
       this.vpc.addInterfaceEndpoint(name, {

@@ -112,7 +112,7 @@ export class GlobalStack extends PlatformStack {
     this.internalCaCertificatePem = ca.certificatePem;
 
     // ---- global accelerator --------------------------------------------------------------------
-    if (config.partition.hasGlobalAccelerator) {
+    if (config.hasAccelerator) {
       this.accelerator = new Accelerator(this, 'Accelerator', {
         acceleratorName: `${p}-accelerator`,
         ipAddressType: IpAddressType.IPV4,

@@ -101,7 +101,7 @@ export class RegionalStack extends PlatformStack {
       subnets,
       certificate: this.albCertificate.certificate,
       clusterName: cluster.clusterName,
-      acceptAccelerator: config.partition.hasGlobalAccelerator,
+      acceptAccelerator: config.acceleratorRegions.includes(region),
       accessLogs: this.storage.accessLogs,
     });
     // Auto Mode pods use the cluster security group: the ALB reaches their HTTPS port, nothing else.
@@ -137,7 +137,7 @@ export class RegionalStack extends PlatformStack {
       controlPlaneProxy: this.proxies.controlPlane,
       inferenceProxy: this.proxies.inference,
       aggregatorRoleName: aggregatorRoleName(config),
-      openToAccount: config.regionalApiOpenToAccount,
+      openToAccount: config.regionalApiOpenToAccount(region),
       globalRegion: config.globalRegion,
       urlParameterName: regionalApiParameterName(config, region),
     });
@@ -156,7 +156,7 @@ export class RegionalStack extends PlatformStack {
       costReportsTable: this.storage.costReportsTable,
     });
 
-    if (config.partition.hasGlobalAccelerator) {
+    if (config.acceleratorRegions.includes(region)) {
       const listener = globalStack.acceleratorListener;
       if (!listener) {
         throw new Error(

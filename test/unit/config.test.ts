@@ -47,6 +47,7 @@ describe('defaults', () => {
       regionalApiEnabled: false,
       throttlingRateLimit: 1000,
       throttlingBurstLimit: 2000,
+      globalEndpointType: 'EDGE',
     });
     expect(c.waf).toEqual({ enabled: true, rateLimitPerIp: 2000, maxBodySizeBytes: 65536 });
     expect(c.analyticsEnvironment).toEqual({ enabled: false });
@@ -59,6 +60,13 @@ describe('defaults', () => {
     });
     expect(c.tables).toEqual({ deletionProtection: true, pointInTimeRecovery: true });
     expect(c.partition).toEqual({ partition: 'aws', dnsSuffix: 'amazonaws.com', hasGlobalAccelerator: true });
+    expect(c.removalPolicy).toBe('retain');
+    expect(c.resourceGeneration).toBe(1);
+    expect(c.monitoring).toEqual({ enabled: true, alarmEmailAddresses: [], alarmHttpsEndpoints: [] });
+    expect(c.eks).toEqual({ availabilityZoneIds: {}, adminPrincipalArns: [] });
+    expect(c.images).toEqual({ source: 'build' });
+    expect(c.acceleratorRegions).toEqual(['us-east-1']);
+    expect(c.hasAccelerator).toBe(true);
   });
 
   test('cdk.json spells out exactly the defaults', () => {
@@ -468,11 +476,26 @@ describe('partitions', () => {
   );
 
   test('regional APIs open to the account when opted in or without an accelerator', () => {
-    expect(loadConfig({}).regionalApiOpenToAccount).toBe(false);
-    expect(loadConfig({ api_gateway: { regional_api_enabled: true } }).regionalApiOpenToAccount).toBe(true);
+    expect(loadConfig({}).regionalApiOpenToAccount('us-east-1')).toBe(false);
+    const optedIn = loadConfig({ api_gateway: { regional_api_enabled: true } });
+    expect(optedIn.regionalApiOpenToAccount('us-east-1')).toBe(true);
     const gov = loadConfig({ global_region: 'us-gov-west-1', regions: ['us-gov-west-1'] });
     expect(gov.partition.hasGlobalAccelerator).toBe(false);
-    expect(gov.regionalApiOpenToAccount).toBe(true);
+    expect(gov.hasAccelerator).toBe(false);
+    expect(gov.acceleratorRegions).toEqual([]);
+    expect(gov.regionalApiOpenToAccount('us-gov-west-1')).toBe(true);
+  });
+
+  test('a region Global Accelerator does not support gets no endpoint group and an open regional API', () => {
+    const c = loadConfig({ regions: ['us-east-1', 'mx-central-1'] });
+    expect(c.acceleratorRegions).toEqual(['us-east-1']);
+    expect(c.hasAccelerator).toBe(true);
+    expect(c.regionalApiOpenToAccount('us-east-1')).toBe(false);
+    expect(c.regionalApiOpenToAccount('mx-central-1')).toBe(true);
+    // No supported region at all: no accelerator, every regional API is the ingress.
+    const none = loadConfig({ global_region: 'me-west-1', regions: ['me-west-1', 'ap-southeast-7'] });
+    expect(none.hasAccelerator).toBe(false);
+    expect(none.regionalApiOpenToAccount('me-west-1')).toBe(true);
   });
 });
 
@@ -494,5 +517,174 @@ describe('configFromApp', () => {
 
   test('throws ConfigError for a bad app context', () => {
     expect(() => configFromApp(new App({ context: { regions: '["nope-1"]' } }))).toThrow(ConfigError);
+  });
+});
+
+describe('api_gateway.global_endpoint_type', () => {
+  test('null is EDGE in aws and REGIONAL elsewhere; "regional" makes the global API REGIONAL', () => {
+    expect(loadConfig({}).apiGateway.globalEndpointType).toBe('EDGE');
+    const gov = loadConfig({ global_region: 'us-gov-west-1', regions: ['us-gov-west-1'] });
+    expect(gov.apiGateway.globalEndpointType).toBe('REGIONAL');
+    const regional = loadConfig({ api_gateway: { global_endpoint_type: 'regional' } });
+    expect(regional.apiGateway.globalEndpointType).toBe('REGIONAL');
+    expect(loadConfig({ 'api_gateway.global_endpoint_type': 'edge' }).apiGateway.globalEndpointType).toBe(
+      'EDGE',
+    );
+  });
+
+  test('"edge" outside the commercial partition is refused', () => {
+    const p = onlyProblem(
+      { global_region: 'cn-north-1', regions: ['cn-north-1'], api_gateway: { global_endpoint_type: 'edge' } },
+      'api_gateway.global_endpoint_type',
+    );
+    expect(p.expected).toMatch(/aws-cn partition/);
+  });
+
+  test.each(['EDGE', 'private', 1])('rejects %j', (value) => {
+    const p = onlyProblem(
+      { api_gateway: { global_endpoint_type: value } },
+      'api_gateway.global_endpoint_type',
+    );
+    expect(p.expected).toBe('one of "edge", "regional"');
+  });
+});
+
+describe('removal_policy, resource_generation and table protection', () => {
+  test('"destroy" turns deletion protection off unless set', () => {
+    const c = loadConfig({ removal_policy: 'destroy' });
+    expect(c.removalPolicy).toBe('destroy');
+    expect(c.tables.deletionProtection).toBe(false);
+  });
+
+  test('"destroy" with deletion protection on is refused with the reason', () => {
+    const p = onlyProblem(
+      { removal_policy: 'destroy', tables: { deletion_protection: true } },
+      'tables.deletion_protection',
+    );
+    expect(p.expected).toMatch(/cdk destroy/);
+  });
+
+  test('"retain" may still turn deletion protection off', () => {
+    expect(loadConfig({ tables: { deletion_protection: false } }).tables.deletionProtection).toBe(false);
+  });
+
+  test.each(['keep', 'DESTROY', true])('removal_policy rejects %j', (value) => {
+    onlyProblem({ removal_policy: value }, 'removal_policy');
+  });
+
+  test.each([0, 1000, 1.5, '2x'])('resource_generation rejects %j', (value) => {
+    onlyProblem({ resource_generation: value }, 'resource_generation');
+  });
+
+  test('resource_generation accepts 1..999, also as -c text', () => {
+    expect(loadConfig({ resource_generation: '3' }).resourceGeneration).toBe(3);
+    expect(loadConfig({ resource_generation: 999 }).resourceGeneration).toBe(999);
+  });
+});
+
+describe('monitoring', () => {
+  test('subscriptions are validated one by one', () => {
+    const c = loadConfig({
+      monitoring: {
+        alarm_email_addresses: ['oncall@example.com'],
+        alarm_https_endpoints: ['https://events.example.com/sns'],
+      },
+    });
+    expect(c.monitoring.alarmEmailAddresses).toEqual(['oncall@example.com']);
+    expect(c.monitoring.alarmHttpsEndpoints).toEqual(['https://events.example.com/sns']);
+    expect(
+      loadConfig({ 'monitoring.alarm_email_addresses': 'a@example.com,b@example.com' }).monitoring
+        .alarmEmailAddresses,
+    ).toEqual(['a@example.com', 'b@example.com']);
+  });
+
+  test.each([
+    ['monitoring.alarm_email_addresses', ['not-an-address'], 'monitoring.alarm_email_addresses[0]'],
+    [
+      'monitoring.alarm_email_addresses',
+      ['a@example.com', 'a@example.com'],
+      'monitoring.alarm_email_addresses[1]',
+    ],
+    [
+      'monitoring.alarm_https_endpoints',
+      ['http://plain.example.com/'],
+      'monitoring.alarm_https_endpoints[0]',
+    ],
+    ['monitoring.alarm_https_endpoints', 5, 'monitoring.alarm_https_endpoints'],
+    ['monitoring.enabled', 'yes', 'monitoring.enabled'],
+  ])('%s rejects %j', (key, value, path) => {
+    const [section, name] = key.split('.') as [string, string];
+    onlyProblem({ [section]: { [name]: value } }, path);
+  });
+
+  test('an unknown monitoring key is refused with a suggestion', () => {
+    const p = onlyProblem({ monitoring: { alarm_emails: [] } }, 'monitoring.alarm_emails');
+    expect(p.expected).toMatch(/alarm_email_addresses/);
+  });
+});
+
+describe('eks', () => {
+  test('AZ IDs per region are kept in order', () => {
+    const c = loadConfig({
+      regions: ['us-east-1', 'eu-west-1'],
+      eks: { availability_zone_ids: { 'us-east-1': ['use1-az4', 'use1-az1', 'use1-az2'] } },
+    });
+    expect(c.eks.availabilityZoneIds).toEqual({ 'us-east-1': ['use1-az4', 'use1-az1', 'use1-az2'] });
+  });
+
+  test.each([
+    [{ 'us-east-1': ['use1-az3', 'use1-az1'] }, 'eks.availability_zone_ids.us-east-1[0]', /EKS accepts/],
+    [{ 'us-east-1': ['euw1-az1', 'use1-az1'] }, 'eks.availability_zone_ids.us-east-1[0]', /use1-az1/],
+    [{ 'us-east-1': ['use1-az1'] }, 'eks.availability_zone_ids.us-east-1', /2 to 6/],
+    [{ 'us-east-1': ['use1-az1', 'use1-az1'] }, 'eks.availability_zone_ids.us-east-1[1]', /once/],
+    [{ 'eu-west-1': ['euw1-az1', 'euw1-az2'] }, 'eks.availability_zone_ids.eu-west-1', /configured regions/],
+    [['use1-az1'], 'eks.availability_zone_ids', /region to AZ ID list/],
+  ])('availability_zone_ids %j is refused', (value, path, expected) => {
+    const p = onlyProblem({ eks: { availability_zone_ids: value } }, path);
+    expect(p.expected).toMatch(expected);
+  });
+
+  test('admin principals must be role or user ARNs of the deployment partition', () => {
+    const arn = 'arn:aws:iam::123456789012:role/PlatformAdmin';
+    expect(loadConfig({ eks: { admin_principal_arns: [arn] } }).eks.adminPrincipalArns).toEqual([arn]);
+    onlyProblem(
+      { eks: { admin_principal_arns: ['arn:aws:iam::123456789012:group/Admins'] } },
+      'eks.admin_principal_arns[0]',
+    );
+    onlyProblem({ eks: { admin_principal_arns: ['PlatformAdmin'] } }, 'eks.admin_principal_arns[0]');
+    const p = onlyProblem(
+      { global_region: 'us-gov-west-1', regions: ['us-gov-west-1'], eks: { admin_principal_arns: [arn] } },
+      'eks.admin_principal_arns',
+    );
+    expect(p.expected).toMatch(/aws-us-gov/);
+  });
+});
+
+describe('images', () => {
+  test('registry and tag together select pre-built images', () => {
+    const c = loadConfig({
+      images: { registry: '123456789012.dkr.ecr.{region}.amazonaws.com/gco', tag: 'v1.2.3' },
+    });
+    expect(c.images).toEqual({
+      source: 'prebuilt',
+      registry: '123456789012.dkr.ecr.{region}.amazonaws.com/gco',
+      tag: 'v1.2.3',
+    });
+  });
+
+  test('one without the other is refused, naming the missing key', () => {
+    const p = onlyProblem({ images: { tag: 'v1' } }, 'images.registry');
+    expect(p.expected).toMatch(/images.tag is set/);
+    onlyProblem({ images: { registry: 'registry.example.com/gco' } }, 'images.tag');
+  });
+
+  test.each([
+    [{ registry: 'Registry.Example.com/gco', tag: 'v1' }, 'images.registry'],
+    [{ registry: 'registry.example.com/gco/', tag: 'v1' }, 'images.registry'],
+    [{ registry: 'registry.example.com/gco:v1', tag: 'v1' }, 'images.registry'],
+    [{ registry: 'registry.example.com/gco', tag: '-v1' }, 'images.tag'],
+    [{ registry: 'registry.example.com/gco', tag: 'a'.repeat(129) }, 'images.tag'],
+  ])('%j is refused', (images, path) => {
+    onlyProblem({ images }, path);
   });
 });
