@@ -53,7 +53,7 @@ test('npm start: ready line, URLs, credentials, working curl examples, endpoints
     });
 
     // The launcher is the platform process: no esbuild service or other child process stays beside it.
-    expect(out).toMatch(/up +[\d.]+ s +bundle built \(\.local\/build\/build-[^/]+\/local\.mjs\)/);
+    expect(out).toMatch(/up +[\d.]+ s +bundle built \(\.local\/build\/build-[^/]+\/local\.js\)/);
     expect(childProcesses(child.pid ?? 0)).toEqual([]);
 
     const endpoints = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as LocalEndpoints;
