@@ -7,7 +7,7 @@
  * bundle. docs/cli.md, "Installation", has the measurements.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -25,6 +25,9 @@ function cacheDirectory() {
     const id = createHash('sha256').update(root).digest('hex').slice(0, 12);
     const fallback = join(tmpdir(), `gco-cli-${id}`);
     mkdirSync(fallback, { recursive: true });
+    // Packages stay external to the bundle: they must resolve from the installation's node_modules.
+    const modules = join(fallback, 'node_modules');
+    if (!existsSync(modules)) symlinkSync(join(root, 'node_modules'), modules, 'dir');
     return fallback;
   }
 }
