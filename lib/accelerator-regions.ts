@@ -1,49 +1,33 @@
+import { AWS_REGIONS } from './partition.js';
+
 /**
- * Regions where AWS Global Accelerator supports endpoints (an endpoint group in the region), from the
- * Global Accelerator developer guide, "AWS Region availability for AWS Global Accelerator", as of
- * 2026-11. Kept explicit so a new region is behind the accelerator only once someone has checked;
- * test/unit/accelerator-regions.test.ts keeps it inside the known commercial regions.
+ * Commercial regions where AWS Global Accelerator supports no endpoints, from the Global Accelerator
+ * developer guide, "AWS Region availability for AWS Global Accelerator", as of 2026-11. A region added to
+ * lib/partition.ts must be checked against that page and listed here when it is missing there.
+ */
+export const REGIONS_WITHOUT_ACCELERATOR: readonly string[] = Object.freeze([
+  'ap-east-2',
+  'ap-southeast-6',
+  'ap-southeast-7',
+  'me-west-1',
+  'mx-central-1',
+]);
+
+/**
+ * Regions where AWS Global Accelerator supports endpoints (an endpoint group in the region): the
+ * commercial regions but those above.
  *
  * A deployment region outside this list gets no endpoint group: its regional API is its ingress (open to
  * the account's principals, as in partitions without an accelerator), and the global API's workload
  * routes never reach it (docs/operations.md, "Adding and removing a region").
  */
-export const ACCELERATOR_REGIONS: readonly string[] = Object.freeze([
-  'af-south-1',
-  'ap-east-1',
-  'ap-northeast-1',
-  'ap-northeast-2',
-  'ap-northeast-3',
-  'ap-south-1',
-  'ap-south-2',
-  'ap-southeast-1',
-  'ap-southeast-2',
-  'ap-southeast-3',
-  'ap-southeast-4',
-  'ap-southeast-5',
-  'ca-central-1',
-  'ca-west-1',
-  'eu-central-1',
-  'eu-central-2',
-  'eu-north-1',
-  'eu-south-1',
-  'eu-south-2',
-  'eu-west-1',
-  'eu-west-2',
-  'eu-west-3',
-  'il-central-1',
-  'me-central-1',
-  'me-south-1',
-  'sa-east-1',
-  'us-east-1',
-  'us-east-2',
-  'us-west-1',
-  'us-west-2',
-]);
+export const ACCELERATOR_REGIONS: readonly string[] = Object.freeze(
+  AWS_REGIONS.aws.filter((region) => !REGIONS_WITHOUT_ACCELERATOR.includes(region)),
+);
 
 /**
  * AZ IDs where Global Accelerator does not support endpoints in otherwise supported regions (same
- * source). An internal ALB with a subnet there still works; traffic to that AZ is not accelerated.
+ * source): the regional VPC of an accelerator region avoids them (lib/constructs/regional-network.ts).
  */
 export const ACCELERATOR_EXCLUDED_AZ_IDS: readonly string[] = Object.freeze([
   'usw1-az2',

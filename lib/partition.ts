@@ -14,7 +14,10 @@ export interface PartitionInfo {
   readonly hasGlobalAccelerator: boolean;
 }
 
-/** Current AWS regions of the supported partitions (mirrors aws-cdk-lib 2.276's region facts). */
+/**
+ * Current AWS regions of the supported partitions (mirrors aws-cdk-lib 2.276's region facts). A new
+ * commercial region also needs a Global Accelerator check (lib/accelerator-regions.ts).
+ */
 export const AWS_REGIONS: Readonly<Record<Partition, readonly string[]>> = Object.freeze({
   aws: Object.freeze([
     'af-south-1',
