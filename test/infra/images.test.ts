@@ -118,6 +118,26 @@ describe('images: pre-built (registry with {region}, tag)', () => {
     );
   });
 
+  test.each(REGIONS)(
+    "%s: the Auto Mode node role may pull from the account's ECR (AmazonEC2ContainerRegistryReadOnly)",
+    (region) => {
+      const roles = Template.fromStack(regionalStackOf(built, region)).findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'ec2.amazonaws.com' } }],
+          },
+        },
+      });
+      const policies = Object.values(roles).map((role) =>
+        JSON.stringify(
+          (role as { Properties: { ManagedPolicyArns?: unknown } }).Properties.ManagedPolicyArns,
+        ),
+      );
+      expect(policies).toHaveLength(1);
+      expect(policies[0]).toContain(':iam::aws:policy/AmazonEC2ContainerRegistryReadOnly');
+    },
+  );
+
   test.each(REGIONS)('%s: cdk-nag has no unsuppressed error', (region) => {
     expect(nagErrors(regionalStackOf(built, region))).toEqual([]);
   });
