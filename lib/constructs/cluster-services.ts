@@ -1,9 +1,9 @@
 /**
  * The cluster services in one region: their images (built at deploy time as DockerImageAssets on
  * `cluster/Dockerfile` with the build argument SERVICE, build context = repository root; or pre-built,
- * config `images`, named `<registry>/<service>:<tag>` with no asset at all), their AWS permissions (one EKS Pod Identity
- * role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for this region and
- * applied file by file.
+ * config `images`, named `<registry>/<service>:<tag>` with no asset at all), their AWS permissions (one
+ * EKS Pod Identity role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for
+ * this region and applied file by file.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -257,7 +257,7 @@ interface ServiceImages {
 /**
  * The four images. Pre-built: plain URIs, no asset, so neither synth nor `cdk deploy` needs Docker; the
  * nodes pull them with the Auto Mode node role (AmazonEC2ContainerRegistryReadOnly: any ECR repository
- * of the account; another account's repository must allow the role in its repository policy,
+ * of the account; another account's repositories must allow this account in their repository policy,
  * docs/operations.md "Images without Docker").
  */
 function serviceImages(scope: Construct, config: ImagesConfig, region: string): ServiceImages {
