@@ -1,8 +1,9 @@
 /**
- * The cluster services in one region: their images (DockerImageAsset on `cluster/Dockerfile` with the
- * build argument SERVICE, build context = repository root), their AWS permissions (one EKS Pod Identity
- * role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for this region and
- * applied file by file.
+ * The cluster services in one region: their images (built at deploy time as DockerImageAssets on
+ * `cluster/Dockerfile` with the build argument SERVICE, build context = repository root; or pre-built,
+ * config `images`, named `<registry>/<service>:<tag>` with no asset at all), their AWS permissions (one
+ * EKS Pod Identity role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for
+ * this region and applied file by file.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -16,6 +17,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
+import type { ImagesConfig } from '../config.js';
+import { CLUSTER_DOCKERFILE, IMAGE_PLATFORM, imageUri, registryInRegion } from '../images.js';
 import { CLUSTER_SERVICES, type ClusterServiceName } from '../routing.js';
 import type { AlbServiceName } from '../routing.js';
 import { TABLES, tableEnvironment, tableName } from '../tables.js';
@@ -45,10 +48,14 @@ export interface ClusterServicesProps {
   readonly costReportsBucket: IBucket;
   /** Where cost-monitor claims scheduled report windows. */
   readonly costReportsTable: ITableV2;
+  /**
+   * Where the images come from: built from `cluster/Dockerfile` at deploy time (needs Docker or
+   * CDK_DOCKER), or pre-built by `npm run images:build` and pulled by the nodes.
+   */
+  readonly images: ImagesConfig;
 }
 
-/** The one Dockerfile of every service image, relative to the repository root (the build context). */
-export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
+export { CLUSTER_DOCKERFILE } from '../images.js';
 
 /** DynamoDB actions each service issues, per table (read from the services' stores). */
 const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableDefinition, string[]][]>> = {
@@ -64,8 +71,10 @@ const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableD
 };
 
 export class ClusterServices extends Construct {
-  /** The image of each service. */
-  readonly images: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
+  /** The image URI of each service (an asset's, or the pre-built image's). */
+  readonly imageUris: ReadonlyMap<ClusterServiceName, string>;
+  /** The Docker image asset of each service; empty with pre-built images. */
+  readonly imageAssets: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
   /** The Pod Identity role of each service's ServiceAccount. */
   readonly roles: ReadonlyMap<ClusterServiceName, Role>;
   /** One applied manifest per `cluster/k8s/` file, in apply order. */
@@ -76,22 +85,10 @@ export class ClusterServices extends Construct {
     const { cluster } = props;
     const stack = Stack.of(this);
 
-    const images = new Map<ClusterServiceName, DockerImageAsset>();
+    const images = serviceImages(this, props.images, stack.region);
     const roles = new Map<ClusterServiceName, Role>();
     const associations: CfnPodIdentityAssociation[] = [];
     for (const service of CLUSTER_SERVICES) {
-      images.set(
-        service,
-        new DockerImageAsset(this, `${pascal(service)}Image`, {
-          // The Dockerfile COPYs from the repository root; .dockerignore keeps the context (and the
-          // synth-time fingerprint) to what it copies.
-          directory: PROJECT_ROOT,
-          file: CLUSTER_DOCKERFILE,
-          buildArgs: { SERVICE: service },
-          // Auto Mode's general-purpose NodePool runs amd64 only.
-          platform: Platform.LINUX_AMD64,
-        }),
-      );
       const role = new Role(this, `${pascal(service)}Role`, {
         assumedBy: new SessionTagsPrincipal(new ServicePrincipal('pods.eks.amazonaws.com')),
         description: `EKS Pod Identity role of ${CLUSTER_NAMESPACE}/${service} in ${stack.region}`,
@@ -111,7 +108,8 @@ export class ClusterServices extends Construct {
         role.addToPolicy(centralTableStatement(stack, props, table, actions));
       }
     }
-    this.images = images;
+    this.imageUris = images.uris;
+    this.imageAssets = images.assets;
     this.roles = roles;
 
     const roleOf = (service: ClusterServiceName): Role => {
@@ -197,10 +195,10 @@ export class ClusterServices extends Construct {
       );
     }
 
-    const imageOf = (service: ClusterServiceName): DockerImageAsset => {
-      const image = images.get(service);
-      if (!image) throw new Error(`No image for ${service}`);
-      return image;
+    const imageOf = (service: ClusterServiceName): string => {
+      const uri = images.uris.get(service);
+      if (!uri) throw new Error(`No image for ${service}`);
+      return uri;
     };
     const targetGroupOf = (service: AlbServiceName): ITargetGroup => {
       const targetGroup = props.targetGroups.get(service);
@@ -218,11 +216,11 @@ export class ClusterServices extends Construct {
       INTERNAL_CA_PEM: props.caCertificatePem,
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
       // The policy trusts the project's own image repository besides the configured registries.
-      PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
+      PROJECT_REGISTRIES: images.projectRegistry,
       ...tableEnvironment(props.projectName),
     };
     for (const service of CLUSTER_SERVICES) {
-      values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
+      values[`IMAGE_${constantCase(service)}`] = imageOf(service);
     }
     for (const service of props.targetGroups.keys()) {
       values[`TARGET_GROUP_ARN_${constantCase(service)}`] = targetGroupOf(service).targetGroupArn;
@@ -247,6 +245,45 @@ export class ClusterServices extends Construct {
     }
     this.manifests = manifests;
   }
+}
+
+interface ServiceImages {
+  readonly uris: ReadonlyMap<ClusterServiceName, string>;
+  readonly assets: ReadonlyMap<ClusterServiceName, DockerImageAsset>;
+  /** Repository prefix of the project's images: the policy trusts it (PROJECT_REGISTRIES). */
+  readonly projectRegistry: string;
+}
+
+/**
+ * The four images. Pre-built: plain URIs, no asset, so neither synth nor `cdk deploy` needs Docker; the
+ * nodes pull them with the Auto Mode node role (AmazonEC2ContainerRegistryReadOnly: any ECR repository
+ * of the account; another account's repositories must allow this account in their repository policy,
+ * docs/operations.md "Images without Docker").
+ */
+function serviceImages(scope: Construct, config: ImagesConfig, region: string): ServiceImages {
+  const uris = new Map<ClusterServiceName, string>();
+  const assets = new Map<ClusterServiceName, DockerImageAsset>();
+  if (config.source === 'prebuilt') {
+    const registry = registryInRegion(config.registry, region);
+    for (const service of CLUSTER_SERVICES) uris.set(service, imageUri(registry, service, config.tag));
+    return { uris, assets, projectRegistry: registry };
+  }
+  for (const service of CLUSTER_SERVICES) {
+    const asset = new DockerImageAsset(scope, `${pascal(service)}Image`, {
+      // The Dockerfile COPYs from the repository root; .dockerignore keeps the context (and the
+      // synth-time fingerprint) to what it copies.
+      directory: PROJECT_ROOT,
+      file: CLUSTER_DOCKERFILE,
+      buildArgs: { SERVICE: service },
+      platform: Platform.custom(IMAGE_PLATFORM),
+    });
+    assets.set(service, asset);
+    uris.set(service, asset.imageUri);
+  }
+  // Every asset lands in the one CDK container-asset repository of the account and region.
+  const first = assets.get(CLUSTER_SERVICES[0]);
+  if (!first) throw new Error('No image asset');
+  return { uris, assets, projectRegistry: first.repository.repositoryUri };
 }
 
 function centralTableStatement(

@@ -29,7 +29,7 @@ import type { AlbServiceName } from '../routing.js';
 
 /**
  * TLS 1.3 with a TLS 1.2 fallback restricted to ECDHE + AES-GCM. The only clients are the platform's own
- * proxies (Node.js 22, TLS 1.3), so the CBC suites of the recommended policy buy nothing.
+ * proxies (Node.js 24, TLS 1.3), so the CBC suites of the recommended policy buy nothing.
  */
 const ALB_SSL_POLICY = SslPolicy.TLS13_RES;
 /** Load balancer idle timeout (the pods' keep-alive outlasts it: docs/regional-stack.md). */

@@ -1,5 +1,5 @@
 /**
- * Every Lambda of the platform: Node.js 22 on arm64, bundled by the local esbuild (minified, source maps
+ * Every Lambda of the platform: Node.js 24 on arm64, bundled by the local esbuild (minified, source maps
  * without sources content, ESM; choices per function in docs/edge-lambdas.md, "Bundles and init") —
  * never in Docker — with X-Ray tracing, a log group with bounded retention, and Powertools JSON
  * logs. Entry: `lambda/<name>/index.ts`, exporting `handler`.
@@ -30,8 +30,18 @@ import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 /** Repository root: the bundler's project root and where `lambda/` lives. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 
+/**
+ * Node.js major version of the Lambdas and the service images (cluster/Dockerfile): the newest LTS with
+ * a Lambda runtime in aws-cdk-lib (docs/operations.md, "Runtime support horizon").
+ */
+export const PLATFORM_NODE_MAJOR = 24;
+
+/** The Lambda runtime of PLATFORM_NODE_MAJOR, pinned (not NODEJS_LATEST, which moves with aws-cdk-lib). */
+export const PLATFORM_RUNTIME = Runtime.NODEJS_24_X;
+
 const RUNTIME_REASON =
-  'Node.js 22 is the platform runtime (docs/toolchain.md); moving to a newer one is a deliberate upgrade';
+  'Node.js 24 is the platform runtime (docs/operations.md, "Runtime support horizon"); moving to a newer ' +
+  'one is a deliberate upgrade';
 
 /**
  * Who invokes a function, and so why cdk-nag's Serverless-LambdaDLQ does not apply: every invoker calls
@@ -95,7 +105,7 @@ export function functionBundling(
   void entryName; // every function is bundled alike; per-function choices are `defines` and NODE_OPTIONS
   return {
     format: OutputFormat.ESM,
-    target: 'node22',
+    target: `node${PLATFORM_NODE_MAJOR}`,
     // Whitespace, syntax and identifiers: a smaller bundle parses faster. No keepNames: error classes set
     // `name` themselves, and a stack's function names come from the source map.
     minify: true,
@@ -214,7 +224,7 @@ export class PlatformFunction extends NodejsFunction {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: PLATFORM_RUNTIME,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize ?? 512,

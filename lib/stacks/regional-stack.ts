@@ -154,6 +154,7 @@ export class RegionalStack extends PlatformStack {
       caCertificatePem: this.serviceCertificate.caCertificatePem,
       costReportsBucket: this.storage.costReports,
       costReportsTable: this.storage.costReportsTable,
+      images: config.images,
     });
 
     if (config.acceleratorRegions.includes(region)) {

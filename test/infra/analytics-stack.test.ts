@@ -385,7 +385,7 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
     expect(s.DeletionPolicy).toBe('Retain');
   });
 
-  test('four functions: Node.js 22 on arm64, X-Ray, timeouts and memory per handler', () => {
+  test('four functions: Node.js 24 on arm64, X-Ray, timeouts and memory per handler', () => {
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     expect(Object.keys(fns).sort()).toEqual(
       (['admin', 'authorizer', 'events', 'warehouseSetup'] as const).map(fnId).sort(),
@@ -398,7 +398,7 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
     };
     for (const [key, [timeout, memory]] of Object.entries(expected)) {
       const p = fns[fnId(key as FunctionKey)]!.Properties;
-      expect(p.Runtime).toBe('nodejs22.x');
+      expect(p.Runtime).toBe('nodejs24.x');
       expect(p.Architectures).toEqual(['arm64']);
       expect(p.TracingConfig).toEqual({ Mode: 'Active' });
       expect(p.Handler).toBe('index.handler');

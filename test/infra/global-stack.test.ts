@@ -545,7 +545,7 @@ describe('central tables', () => {
 });
 
 describe('functions and IAM', () => {
-  test('every platform function: Node.js 22 on arm64 with X-Ray', () => {
+  test('every platform function: Node.js 24 on arm64 with X-Ray', () => {
     const platform = analytics
       .ofType('AWS::Lambda::Function')
       .filter(([id]) => !id.includes('framework'))
@@ -554,7 +554,7 @@ describe('functions and IAM', () => {
     expect(platform).toHaveLength(6);
     for (const fn of platform) {
       expect(fn).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
       });

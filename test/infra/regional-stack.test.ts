@@ -245,14 +245,14 @@ describe('default config (commercial partition, regional API closed to the accou
     test.each([
       ['control-plane-proxy', 30],
       ['inference-stream-proxy', 900],
-    ])('%s: Node.js 22 on arm64 in the private subnets, %i s, regional mode', (entry, timeout) => {
+    ])('%s: Node.js 24 on arm64 in the private subnets, %i s, regional mode', (entry, timeout) => {
       const fn = resources(template, 'AWS::Lambda::Function').find(
         ([, f]) =>
           (f.Properties.Environment as { Variables: Json } | undefined)?.Variables.POWERTOOLS_SERVICE_NAME ===
           entry,
       )?.[1];
       expect(fn?.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: timeout,
         TracingConfig: { Mode: 'Active' },

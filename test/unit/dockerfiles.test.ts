@@ -3,7 +3,8 @@
  * engine, this test assembles exactly that build context in a temporary folder (plus node_modules, which
  * the Dockerfile installs with `npm ci`) and runs the Dockerfile's build command there with each
  * service's SERVICE build argument: an import of a file the Dockerfile forgets to copy fails here instead
- * of at `cdk deploy`. It also checks that .dockerignore lets every copied path through.
+ * of at `cdk deploy`. It also checks that .dockerignore lets every copied path through, and that the
+ * images run the Node.js major version of the Lambdas.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { CLUSTER_DOCKERFILE } from '../../lib/constructs/cluster-services.js';
+import { PLATFORM_NODE_MAJOR, PLATFORM_RUNTIME } from '../../lib/constructs/platform-function.js';
 import { CLUSTER_SERVICES } from '../../lib/routing.js';
 
 const root = process.cwd();
@@ -47,6 +49,15 @@ test('.dockerignore admits every copied path', () => {
     });
     expect({ path, admitted }).toEqual({ path, admitted: true });
   }
+});
+
+test('both stages are Node.js images of the platform major version, the Lambda runtime too', () => {
+  const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+  expect(bases).toEqual([
+    `public.ecr.aws/docker/library/node:${PLATFORM_NODE_MAJOR}-alpine`,
+    `public.ecr.aws/docker/library/node:${PLATFORM_NODE_MAJOR}-alpine`,
+  ]);
+  expect(PLATFORM_RUNTIME.name).toBe(`nodejs${PLATFORM_NODE_MAJOR}.x`);
 });
 
 test('the image runs the bundle its SERVICE build argument names', () => {
