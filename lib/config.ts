@@ -374,7 +374,7 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   const eks: EksConfig = {
     availabilityZoneIds: readAvailabilityZoneIds(r, eksRaw.availability_zone_ids, regions),
     adminPrincipalArns: r.stringList('eks.admin_principal_arns', eksRaw.admin_principal_arns, {
-      ok: (s) => /^arn:aws(?:-cn|-us-gov)?:iam::\d{12}:(?:role|user)\/[\w+=,.@/-]{1,512}$/.test(s),
+      ok: (s) => /^arn:(?:aws|aws-cn|aws-us-gov):iam::\d{12}:(?:role|user)\/[\w+=,.@/-]{1,512}$/.test(s),
       expected:
         'an IAM role or user ARN such as "arn:<partition>:iam::123456789012:role/Admin" (EKS access entries take roles and users)',
     }),
