@@ -8,6 +8,7 @@
  * waits to be dispatched, and in `lease-index` only while a worker holds it.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { generationSuffix } from './names.js';
 
 export interface KeyAttribute {
   readonly name: string;
@@ -107,14 +108,17 @@ export const TABLES = {
 
 export type TableId = keyof typeof TABLES;
 
-/** Physical table name: `<project>-<id>` (regional tables share the name in every region). */
-export function tableName(project: string, table: TableDefinition): string {
-  return `${project}-${table.id}`;
+/**
+ * Physical table name: `<project>-<id>`, plus `-g<N>` from resource generation 2 on (tables are retained
+ * by `cdk destroy` under removal_policy "retain"). Regional tables share the name in every region.
+ */
+export function tableName(project: string, table: TableDefinition, generation = 1): string {
+  return `${project}-${table.id}${generationSuffix(generation)}`;
 }
 
 /** Environment variables that point a service at every table of a deployment. */
-export function tableEnvironment(project: string): Record<string, string> {
-  return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t)]));
+export function tableEnvironment(project: string, generation = 1): Record<string, string> {
+  return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t, generation)]));
 }
 
 /** Reads a table's physical name from the environment; throws naming the variable when it is missing. */

@@ -45,6 +45,8 @@ export interface ClusterServicesProps {
   readonly costReportsBucket: IBucket;
   /** Where cost-monitor claims scheduled report windows. */
   readonly costReportsTable: ITableV2;
+  /** `resource_generation`: the services' table names carry it (lib/tables.ts tableName). @default 1 */
+  readonly resourceGeneration?: number;
 }
 
 /** The one Dockerfile of every service image, relative to the repository root (the build context). */
@@ -219,7 +221,7 @@ export class ClusterServices extends Construct {
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
-      ...tableEnvironment(props.projectName),
+      ...tableEnvironment(props.projectName, props.resourceGeneration),
     };
     for (const service of CLUSTER_SERVICES) {
       values[`IMAGE_${constantCase(service)}`] = imageOf(service).imageUri;
@@ -260,7 +262,7 @@ function centralTableStatement(
     service: 'dynamodb',
     region: props.globalRegion,
     resource: 'table',
-    resourceName: tableName(props.projectName, table),
+    resourceName: tableName(props.projectName, table, props.resourceGeneration),
   });
   return new PolicyStatement({
     actions: actions.map((action) => `dynamodb:${action}`),
