@@ -4,7 +4,7 @@
  * handler's contract module writes and reads them), and tests/`npm start` create the same tables in
  * dynalite and the same stream in kinesalite.
  */
-import { generationSuffix } from './names.js';
+import { generationSuffix } from './tables.js';
 import type { TableDefinition } from './tables.js';
 
 const S = (name: string) => ({ name, type: 'S' as const });

@@ -9,6 +9,7 @@
  * namespace and workgroup, the WAF log group.
  */
 import type { PlatformConfig } from './config.js';
+import { generationSuffix } from './tables.js';
 
 /** Envelope signing-key secret, `{"current":"…","previous":"…"}`, replicated to every region. */
 export const signingKeySecretName = (config: PlatformConfig): string => `${config.projectName}/signing-key`;
@@ -32,18 +33,6 @@ export const regionalApiParameterName = (config: PlatformConfig, region: string)
  * global region and replicated to every region, where each regional stack issues its certificates from it.
  */
 export const internalCaSecretName = (config: PlatformConfig): string => `${config.projectName}/internal-ca`;
-
-/**
- * `""` for generation 1 (the plain names), `-g<N>` otherwise: a redeploy with a new generation creates
- * new retained resources beside those a destroyed deployment kept (docs/operations.md, "Teardown and
- * redeploy").
- */
-export function generationSuffix(generation: number): string {
-  if (!Number.isInteger(generation) || generation < 1) {
-    throw new Error(`resource generation must be an integer of at least 1, got ${generation}`);
-  }
-  return generation === 1 ? '' : `-g${generation}`;
-}
 
 /**
  * SSM String parameter, in each accelerator region, holding the accelerator listener ARN: written by the

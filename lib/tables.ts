@@ -8,7 +8,6 @@
  * waits to be dispatched, and in `lease-index` only while a worker holds it.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { generationSuffix } from './names.js';
 
 export interface KeyAttribute {
   readonly name: string;
@@ -107,6 +106,18 @@ export const TABLES = {
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;
+
+/**
+ * `""` for generation 1 (the plain names), `-g<N>` otherwise: a redeploy with a new generation creates
+ * new retained resources beside those a destroyed deployment kept (docs/operations.md, "Teardown and
+ * redeploy"). Here, not in lib/names.ts: the service images copy only this file of lib/ (cluster/Dockerfile).
+ */
+export function generationSuffix(generation: number): string {
+  if (!Number.isInteger(generation) || generation < 1) {
+    throw new Error(`resource generation must be an integer of at least 1, got ${generation}`);
+  }
+  return generation === 1 ? '' : `-g${generation}`;
+}
 
 /**
  * Physical table name: `<project>-<id>`, plus `-g<N>` from resource generation 2 on (tables are retained
