@@ -4,6 +4,7 @@
  * handler's contract module writes and reads them), and tests/`npm start` create the same tables in
  * dynalite and the same stream in kinesalite.
  */
+import { generationSuffix } from './tables.js';
 import type { TableDefinition } from './tables.js';
 
 const S = (name: string) => ({ name, type: 'S' as const });
@@ -39,7 +40,10 @@ export const ANALYTICS_TABLES = {
   },
 } as const satisfies Record<string, TableDefinition>;
 
-/** Physical names: `<project>-<id>` like the platform tables; the stream `<project>-analytics-events`. */
-export function analyticsStreamName(project: string): string {
-  return `${project}-analytics-events`;
+/**
+ * Physical names: `<project>-<id>` like the platform tables; the stream `<project>-analytics-events`,
+ * both with `-g<N>` from resource generation 2 on (retained under removal_policy "retain").
+ */
+export function analyticsStreamName(project: string, generation = 1): string {
+  return `${project}-analytics-events${generationSuffix(generation)}`;
 }

@@ -22,16 +22,10 @@ export interface PlatformApp {
  * throws ConfigError when the resulting config is invalid.
  */
 export function buildApp(context: Record<string, unknown> = {}, appProps: AppProps = {}): PlatformApp {
-  const app = new App({
-    ...appProps,
-    context: {
-      // Explicit: a consumer region keeps the global stack's exported value (the accelerator listener)
-      // from changing under it; the CLI warns when this is left to the default.
-      '@aws-cdk/core:defaultCrossStackReferences': 'strong',
-      ...appProps.context,
-      ...context,
-    },
-  });
+  // No CDK cross-region references (crossRegionReferences stays off, so an accidental one fails synth):
+  // the accelerator listener ARN reaches the regional stacks through SSM parameters the global stack
+  // writes (lib/constructs/accelerator-listener-parameters.ts); everything else is found by name.
+  const app = new App({ ...appProps, context: { ...appProps.context, ...context } });
   const config = configFromApp(app);
 
   const globalStack = addGlobalStack(app, config);
@@ -43,10 +37,12 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
       region,
       stackName: name,
       globalStack,
-      crossRegionReferences: true,
     });
     // Deploy order: the global stack (secret, tables, accelerator, aggregator role) first.
-    stack.addStackDependency(globalStack, "reads the global stack's secrets, role and accelerator by name");
+    stack.addStackDependency(
+      globalStack,
+      "reads the global stack's secrets, role and accelerator listener parameter by name",
+    );
     regionalStacks.set(region, stack);
   }
   const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config) : undefined;
@@ -58,8 +54,6 @@ export function addGlobalStack(app: App, config: PlatformConfig): GlobalStack {
   return new GlobalStack(app, config.globalStackName, {
     config,
     stackName: config.globalStackName,
-    // The accelerator listener ARN reaches the regional stacks' endpoint groups this way (SSM-backed).
-    crossRegionReferences: true,
   });
 }
 

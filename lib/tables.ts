@@ -107,14 +107,29 @@ export const TABLES = {
 
 export type TableId = keyof typeof TABLES;
 
-/** Physical table name: `<project>-<id>` (regional tables share the name in every region). */
-export function tableName(project: string, table: TableDefinition): string {
-  return `${project}-${table.id}`;
+/**
+ * `""` for generation 1 (the plain names), `-g<N>` otherwise: a redeploy with a new generation creates
+ * new retained resources beside those a destroyed deployment kept (docs/operations.md, "Teardown and
+ * redeploy"). Here, not in lib/names.ts: the service images copy only this file of lib/ (cluster/Dockerfile).
+ */
+export function generationSuffix(generation: number): string {
+  if (!Number.isInteger(generation) || generation < 1) {
+    throw new Error(`resource generation must be an integer of at least 1, got ${generation}`);
+  }
+  return generation === 1 ? '' : `-g${generation}`;
+}
+
+/**
+ * Physical table name: `<project>-<id>`, plus `-g<N>` from resource generation 2 on (tables are retained
+ * by `cdk destroy` under removal_policy "retain"). Regional tables share the name in every region.
+ */
+export function tableName(project: string, table: TableDefinition, generation = 1): string {
+  return `${project}-${table.id}${generationSuffix(generation)}`;
 }
 
 /** Environment variables that point a service at every table of a deployment. */
-export function tableEnvironment(project: string): Record<string, string> {
-  return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t)]));
+export function tableEnvironment(project: string, generation = 1): Record<string, string> {
+  return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t, generation)]));
 }
 
 /** Reads a table's physical name from the environment; throws naming the variable when it is missing. */

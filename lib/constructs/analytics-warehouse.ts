@@ -54,11 +54,14 @@ export const STREAM_READ_ACTIONS = [
 ] as const;
 
 export interface AnalyticsWarehouseProps {
-  /** `<project>-analytics`: namespace and workgroup name. */
+  /** `<project>-analytics[-g<N>]` (lib/names.ts warehouseName): namespace and workgroup name. */
   readonly name: string;
   /** The events stream the warehouse ingests. */
   readonly stream: IStream;
-  /** RETAIN keeps the namespace (the only copy of events older than the stream's retention). */
+  /**
+   * RETAIN keeps the namespace (the only copy of events older than the stream's retention); the
+   * workgroup is compute only and is deleted with the stack either way.
+   */
   readonly removalPolicy: RemovalPolicy;
 }
 

@@ -53,6 +53,8 @@ export interface ClusterServicesProps {
    * CDK_DOCKER), or pre-built by `npm run images:build` and pulled by the nodes.
    */
   readonly images: ImagesConfig;
+  /** `resource_generation`: the services' table names carry it (lib/tables.ts tableName). @default 1 */
+  readonly resourceGeneration?: number;
 }
 
 export { CLUSTER_DOCKERFILE } from '../images.js';
@@ -217,7 +219,7 @@ export class ClusterServices extends Construct {
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: images.projectRegistry,
-      ...tableEnvironment(props.projectName),
+      ...tableEnvironment(props.projectName, props.resourceGeneration),
     };
     for (const service of CLUSTER_SERVICES) {
       values[`IMAGE_${constantCase(service)}`] = imageOf(service);
@@ -297,7 +299,7 @@ function centralTableStatement(
     service: 'dynamodb',
     region: props.globalRegion,
     resource: 'table',
-    resourceName: tableName(props.projectName, table),
+    resourceName: tableName(props.projectName, table, props.resourceGeneration),
   });
   return new PolicyStatement({
     actions: actions.map((action) => `dynamodb:${action}`),

@@ -22,7 +22,8 @@
  * every inference request over 8 KiB and make the configured cap meaningless. Every other rule of every
  * managed group keeps its default action.
  */
-import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
@@ -57,8 +58,12 @@ function inspectionLimitFor(bytes: number): string {
 }
 
 export interface GlobalApiWafProps {
-  /** `<project>-global-api`: the web ACL's name, metric prefix and log group suffix. */
+  /** `<project>-global-api`: the web ACL's name and metric prefix. */
   readonly name: string;
+  /** `aws-waf-logs-<project>-global-api[-g<N>]` (lib/names.ts wafLogGroupName): a fixed, retainable name. */
+  readonly logGroupName: string;
+  /** What `cdk destroy` does with the log group (`removal_policy`, lib/retention.ts). */
+  readonly logsRemovalPolicy: RemovalPolicy;
   /** Requests per client IP per 5-minute window before rule 0 blocks (`waf.rate_limit_per_ip`). */
   readonly rateLimitPerIp: number;
   /** Body size cap of rule 1 on non-inference routes, bytes (`waf.max_body_size_bytes`, 64 KiB at most). */
@@ -70,7 +75,7 @@ export interface GlobalApiWafProps {
 export class GlobalApiWaf extends Construct {
   /** The web ACL. */
   readonly webAcl: CfnWebACL;
-  /** `aws-waf-logs-<name>`: every request WAF evaluated, the authorization header redacted. */
+  /** `aws-waf-logs-…`: every request WAF evaluated, the authorization header redacted. */
   readonly logs: LogGroup;
 
   constructor(scope: Construct, id: string, props: GlobalApiWafProps) {
@@ -158,11 +163,14 @@ export class GlobalApiWaf extends Construct {
     });
 
     // WAF requires the `aws-waf-logs-` prefix and a log group ARN without the trailing `:*`.
-    const logGroupName = `aws-waf-logs-${name}`;
+    const { logGroupName } = props;
+    if (!logGroupName.startsWith('aws-waf-logs-')) {
+      throw new Error(`WAF log group names start with "aws-waf-logs-": ${logGroupName}`);
+    }
     this.logs = new LogGroup(this, 'Logs', {
       logGroupName,
       retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.logsRemovalPolicy,
     });
     const logging = new CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,

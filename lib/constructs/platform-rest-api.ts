@@ -39,6 +39,11 @@ export interface PlatformRestApiProps {
   readonly authorizers?: Partial<Record<Exclude<RouteAuth, 'iam' | 'none'>, IAuthorizer>>;
   /** Resource policy: who may invoke which route. */
   readonly policy: PolicyDocument;
+  /**
+   * What `cdk destroy` does with the access log group (`removal_policy`, lib/retention.ts).
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly accessLogsRemovalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -80,7 +85,7 @@ export class PlatformRestApi extends Construct {
     const { definition } = props;
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.accessLogsRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.api = new RestApi(this, 'Api', {
       restApiName: props.restApiName,

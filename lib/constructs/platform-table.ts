@@ -1,9 +1,9 @@
 /**
  * A DynamoDB table from its definition in lib/tables.ts or lib/analytics-resources.ts (the same data the
- * services and dynalite use): on-demand, AWS-managed encryption, point-in-time recovery and deletion
- * protection from config, TTL where the definition has one, every index projecting ALL.
+ * services and dynalite use): on-demand, AWS-managed encryption, point-in-time recovery, deletion
+ * protection and removal policy from config, TTL where the definition has one, every index projecting ALL.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
@@ -17,6 +17,8 @@ export interface PlatformTableProps {
   readonly tableName: string;
   /** Deletion protection and point-in-time recovery (`tables.*`). */
   readonly settings: TablesConfig;
+  /** What `cdk destroy` does with the table (`removal_policy`, lib/retention.ts). */
+  readonly removalPolicy: RemovalPolicy;
 }
 
 const attribute = (a: KeyAttribute): Attribute => ({
@@ -39,8 +41,7 @@ export class PlatformTable extends Construct {
       encryption: TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
       deletionProtection: settings.deletionProtection,
-      // Data outlives a deleted stack unless deletion protection was turned off on purpose.
-      removalPolicy: settings.deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: props.removalPolicy,
       ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
       globalSecondaryIndexes: definition.indexes.map((index) => ({
         indexName: index.indexName,

@@ -23,6 +23,11 @@ export interface RegionalStorageProps {
   readonly costReportsTableName: string;
   /** Deletion protection and point-in-time recovery of the table (`tables.*`). */
   readonly tableSettings: TablesConfig;
+  /**
+   * What `cdk destroy` does with the buckets and the table (`removal_policy`). DESTROY also empties the
+   * buckets first (auto-delete objects), as CloudFormation cannot delete a bucket with objects.
+   */
+  readonly removalPolicy: RemovalPolicy;
 }
 
 export class RegionalStorage extends Construct {
@@ -38,6 +43,8 @@ export class RegionalStorage extends Construct {
     // S3 server access logs are delivered under a bucket policy (not the LogDeliveryWrite ACL), so the
     // log bucket keeps ACLs disabled. Scoped to this construct; the app-wide feature flag is not needed.
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
+    const destroy = props.removalPolicy === RemovalPolicy.DESTROY;
+    const removal = { removalPolicy: props.removalPolicy, autoDeleteObjects: destroy };
     this.accessLogs = new Bucket(this, 'AccessLogs', {
       // ALB access log delivery supports SSE-S3 only.
       encryption: BucketEncryption.S3_MANAGED,
@@ -45,8 +52,8 @@ export class RegionalStorage extends Construct {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
-      // Audit records outlive the stack.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Audit records outlive the stack under "retain".
+      ...removal,
     });
     NagSuppressions.addResourceSuppressions(this.accessLogs, [
       {
@@ -73,13 +80,14 @@ export class RegionalStorage extends Construct {
           abortIncompleteMultipartUploadAfter: Duration.days(7),
         },
       ],
-      removalPolicy: RemovalPolicy.RETAIN,
+      ...removal,
     });
 
     this.costReportsTable = new PlatformTable(this, 'CostReportsTable', {
       definition: TABLES.costReports,
       tableName: props.costReportsTableName,
       settings: props.tableSettings,
+      removalPolicy: props.removalPolicy,
     }).table;
   }
 }

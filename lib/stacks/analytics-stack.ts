@@ -9,7 +9,7 @@
  *   handler with its own role allowed exactly what its handler does.
  * - Optional Redshift Serverless warehouse (AnalyticsWarehouse) behind analytics_api.warehouse_enabled.
  */
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, Token } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer, ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { AccountPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
@@ -21,6 +21,8 @@ import { warehouseSetupEnvironment } from '../../lambda/analytics-warehouse-setu
 import { keyStoresEnvironment } from '../../lambda/shared/analytics/key-stores.js';
 import { ANALYTICS_TABLES, analyticsStreamName } from '../analytics-resources.js';
 import { analyticsApiDefinition } from '../api-routes.js';
+import { warehouseName } from '../names.js';
+import { dataRemovalPolicy } from '../retention.js';
 import { tableName } from '../tables.js';
 import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
 import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
@@ -81,15 +83,17 @@ export class AnalyticsStack extends PlatformStack {
       description: `${config.projectName} game-analytics ingestion API`,
     });
     const project = config.projectName;
-    // Data outlives a deleted stack unless deletion protection was turned off on purpose.
-    const dataRemovalPolicy = config.tables.deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const generation = config.resourceGeneration;
+    // Tables, stream and warehouse namespace outlive `cdk destroy` under removal_policy "retain".
+    const removalPolicy = dataRemovalPolicy(config);
 
     // ---- data ------------------------------------------------------------------------------------
     const table = (key: AnalyticsTableId, construct: string): TableV2 =>
       new PlatformTable(this, construct, {
         definition: ANALYTICS_TABLES[key],
-        tableName: tableName(project, ANALYTICS_TABLES[key]),
+        tableName: tableName(project, ANALYTICS_TABLES[key], generation),
         settings: config.tables,
+        removalPolicy,
       }).table;
     this.tables = {
       applications: table('applications', 'ApplicationsTable'),
@@ -99,25 +103,25 @@ export class AnalyticsStack extends PlatformStack {
     const { applications, authorizations, idempotency } = this.tables;
 
     this.eventsStream = new Stream(this, 'EventsStream', {
-      streamName: analyticsStreamName(project),
+      streamName: analyticsStreamName(project, generation),
       streamMode: StreamMode.ON_DEMAND,
       encryption: StreamEncryption.MANAGED,
       retentionPeriod: EVENTS_RETENTION,
-      removalPolicy: dataRemovalPolicy,
+      removalPolicy,
     });
 
     const warehouse = config.analyticsApi.warehouseEnabled
       ? new AnalyticsWarehouse(this, 'Warehouse', {
-          name: `${project}-analytics`,
+          name: warehouseName(config),
           stream: this.eventsStream,
-          removalPolicy: dataRemovalPolicy,
+          removalPolicy,
         })
       : undefined;
     if (warehouse) this.warehouse = warehouse;
 
     // ---- functions -------------------------------------------------------------------------------
     // Each handler's environment contract writes its variables; table names are literals, as above.
-    const nameOf = (key: AnalyticsTableId): string => tableName(project, ANALYTICS_TABLES[key]);
+    const nameOf = (key: AnalyticsTableId): string => tableName(project, ANALYTICS_TABLES[key], generation);
     const streamName = this.eventsStream.streamName;
 
     const definition = analyticsApiDefinition(config);
@@ -241,6 +245,7 @@ export class AnalyticsStack extends PlatformStack {
         'analytics-warehouse-setup': warehouseSetup,
       },
       authorizers: { 'analytics-api-key': this.authorizer },
+      accessLogsRemovalPolicy: removalPolicy,
       policy: new PolicyDocument({
         statements: [
           // The account delegates: an account principal may call any route its IAM policies allow

@@ -2,8 +2,10 @@
  * `<project>-global`, deployed once to the global region (docs/global-stack.md):
  * - the global REST API (EDGE where the partition has edge-optimized APIs) built from
  *   `globalApiDefinition()`, its resource policy and the WAF web ACL;
- * - the Global Accelerator and its TCP/443 listener (commercial partition only); each regional stack adds
- *   its endpoint group (its internal ALB) to `acceleratorListener`;
+ * - the Global Accelerator and its TCP/443 listener (commercial partition, when at least one deployment
+ *   region is an accelerator region); the listener ARN is written into the SSM parameter
+ *   `/<project>/accelerator-listener-arn` of each accelerator region, where that region's stack reads it
+ *   to add its endpoint group (its internal ALB) — a weak reference, no CDK cross-region export;
  * - the edge functions of the global API: the aggregator (with its named role, granted by every regional
  *   API's resource policy), the control-plane and inference proxies (accelerator partitions only), the
  *   studio login (analytics environment only);
@@ -11,8 +13,11 @@
  *   every deployment region;
  * - the central DynamoDB tables (job queue, job templates, webhooks + delivery outbox, inference
  *   endpoints).
+ * Tables, the API access logs and the WAF log group follow `removal_policy`; their fixed names carry
+ * `resource_generation` (lib/names.ts).
  */
-import { Aws, CfnOutput } from 'aws-cdk-lib';
+import { Aws, CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import type { CfnUserPool } from 'aws-cdk-lib/aws-cognito';
 import { Accelerator, ConnectionProtocol, IpAddressType } from 'aws-cdk-lib/aws-globalaccelerator';
 import type { Listener } from 'aws-cdk-lib/aws-globalaccelerator';
 import { AnyPrincipal, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -26,11 +31,15 @@ import { studioLoginEnvironment } from '../../lambda/studio-login/config.js';
 import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
 import type { ApiDefinition, RouteHandler } from '../api-routes.js';
 import {
+  acceleratorListenerParameterName,
   aggregatorRoleName,
   internalCaSecretName,
   regionalApiParameterPath,
   signingKeySecretName,
+  wafLogGroupName,
 } from '../names.js';
+import { dataRemovalPolicy } from '../retention.js';
+import { AcceleratorListenerParameters } from '../constructs/accelerator-listener-parameters.js';
 import { GlobalApiWaf } from '../constructs/global-api-waf.js';
 import { InternalCertificateAuthority } from '../constructs/internal-ca.js';
 import {
@@ -68,6 +77,8 @@ export class GlobalStack extends PlatformStack {
   readonly acceleratorDnsName?: string;
   /** TCP/443 pass-through listener; each regional stack adds one endpoint group (its internal ALB). */
   readonly acceleratorListener?: Listener;
+  /** Writers of the listener ARN into each accelerator region's SSM parameter; only with an accelerator. */
+  readonly acceleratorListenerParameters?: AcceleratorListenerParameters;
   /** Only when `waf.enabled`. */
   readonly waf?: GlobalApiWaf;
   /** Only when `analytics_environment.enabled`. */
@@ -81,6 +92,8 @@ export class GlobalStack extends PlatformStack {
       description: `${config.projectName} global resources: global API, edge routing and central tables`,
     });
     const p = config.projectName;
+    // Data outlives `cdk destroy` under removal_policy "retain" (docs/operations.md, "Teardown and redeploy").
+    const removalPolicy = dataRemovalPolicy(config);
     // Secrets are replicated to every deployment region other than this one.
     const replicaRegions = config.regions.filter((r) => r !== region);
 
@@ -90,8 +103,9 @@ export class GlobalStack extends PlatformStack {
       if (definition.scope !== 'central') continue;
       const construct = new PlatformTable(this, `Table-${definition.id}`, {
         definition,
-        tableName: tableName(p, definition),
+        tableName: tableName(p, definition, config.resourceGeneration),
         settings: config.tables,
+        removalPolicy,
       });
       tables.set(key, construct.table);
     }
@@ -123,6 +137,12 @@ export class GlobalStack extends PlatformStack {
         listenerName: `${p}-https`,
         protocol: ConnectionProtocol.TCP,
         portRanges: [{ fromPort: 443 }],
+      });
+      this.acceleratorListenerParameters = new AcceleratorListenerParameters(this, 'ListenerArnParameters', {
+        parameterName: acceleratorListenerParameterName(config),
+        listenerArn: this.acceleratorListener.listenerArn,
+        regions: config.acceleratorRegions,
+        projectName: p,
       });
     }
 
@@ -233,6 +253,12 @@ export class GlobalStack extends PlatformStack {
 
     if (config.analyticsEnvironment.enabled) {
       this.studio = new StudioEnvironment(this, 'Studio', { projectName: p });
+      // The user pool holds the studio's users: it follows removal_policy like the other data, and a
+      // pool deleted with the stack cannot keep deletion protection on.
+      if (removalPolicy === RemovalPolicy.DESTROY) {
+        this.studio.userPool.applyRemovalPolicy(removalPolicy);
+        (this.studio.userPool.node.defaultChild as CfnUserPool).deletionProtection = 'INACTIVE';
+      }
       const studioLogin = new PlatformFunction(this, 'StudioLogin', {
         entryName: 'studio-login',
         description: `${p}: presigned analytics studio login URL for the caller's user profile`,
@@ -297,12 +323,15 @@ export class GlobalStack extends PlatformStack {
       functions: functions,
       ...(this.studio ? { authorizers: { cognito: this.studio.authorizer } } : {}),
       policy,
+      accessLogsRemovalPolicy: removalPolicy,
     });
     this.studio?.addLoginClient(`${this.api.api.url}studio/callback`);
 
     if (config.waf.enabled) {
       this.waf = new GlobalApiWaf(this, 'Waf', {
         name: `${p}-global-api`,
+        logGroupName: wafLogGroupName(config),
+        logsRemovalPolicy: removalPolicy,
         rateLimitPerIp: config.waf.rateLimitPerIp,
         maxBodySizeBytes: config.waf.maxBodySizeBytes,
         stageName: config.stage,

@@ -4,13 +4,16 @@
  * - the EKS Auto Mode cluster with the cluster services from `cluster/k8s/` (images, Pod Identity roles,
  *   TargetGroupBindings, RBAC, NetworkPolicies);
  * - the internal ALB (routes from lib/routing.ts, certificate from the internal CA) and its DNS name in SSM;
- * - the accelerator endpoint group pointing at the ALB (partitions with Global Accelerator);
+ * - the accelerator endpoint group pointing at the ALB (accelerator regions only: a partition with Global
+ *   Accelerator and a region it supports, lib/accelerator-regions.ts);
  * - the regional REST API with its in-VPC proxies, and its URL published for the aggregator;
- * - the regional cost-report table and bucket.
+ * - the regional cost-report table and bucket (`removal_policy`; the table's name carries
+ *   `resource_generation`).
  * Deploy after the global stack: it reads the signing-key and internal-CA secrets' replicas by name, and
- * the accelerator listener ARN through a CDK cross-region reference.
+ * the accelerator listener ARN from the SSM parameter the global stack writes in this region (resolved by
+ * CloudFormation on every deploy of this stack; no CDK cross-region reference).
  */
-import { Aws, CfnOutput } from 'aws-cdk-lib';
+import { Aws, CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { CfnEndpointGroup } from 'aws-cdk-lib/aws-globalaccelerator';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -19,6 +22,7 @@ import type { Construct } from 'constructs';
 import { POD_HTTPS_PORT, serviceDnsNames } from '../cluster-manifests.js';
 import { regionalApiDefinition } from '../api-routes.js';
 import {
+  acceleratorListenerParameterName,
   aggregatorRoleName,
   albHostParameterName,
   internalCaSecretName,
@@ -26,6 +30,7 @@ import {
   signingKeySecretName,
 } from '../names.js';
 import { suppressEksClusterInternals } from '../nag-suppressions.js';
+import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
 import { InternalAlb, TARGET_HEALTH_CHECK } from '../constructs/internal-alb.js';
@@ -42,7 +47,7 @@ import type { PlatformStackProps } from './platform-stack.js';
 export interface RegionalStackProps extends PlatformStackProps {
   /** Region the stack deploys to: one entry of the config's regions. */
   readonly region: string;
-  /** The deployment's global stack (same app): source of the cross-region references. */
+  /** The deployment's global stack (same app): deployed first; its accelerator is checked here. */
   readonly globalStack: GlobalStack;
 }
 
@@ -59,7 +64,7 @@ export class RegionalStack extends PlatformStack {
   readonly proxies: RegionalProxies;
   readonly api: RegionalApi;
   readonly services: ClusterServices;
-  /** Only where the partition has Global Accelerator. */
+  /** Only in an accelerator region (`config.acceleratorRegions`). */
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
@@ -72,9 +77,11 @@ export class RegionalStack extends PlatformStack {
 
     this.network = new RegionalNetwork(this, 'Network');
     const { vpc, privateSubnets: subnets } = this.network;
+    const removalPolicy = dataRemovalPolicy(config);
     this.storage = new RegionalStorage(this, 'Storage', {
-      costReportsTableName: tableName(config.projectName, TABLES.costReports),
+      costReportsTableName: tableName(config.projectName, TABLES.costReports, config.resourceGeneration),
       tableSettings: config.tables,
+      removalPolicy,
     });
     this.eks = new PlatformCluster(this, 'Eks', {
       clusterName: config.regionalStackName(region),
@@ -83,6 +90,8 @@ export class RegionalStack extends PlatformStack {
       subnets,
     });
     const cluster = this.eks.cluster;
+    // KMS keys are retained by default; under "destroy" the cluster's key is scheduled for deletion too.
+    if (removalPolicy === RemovalPolicy.DESTROY) this.eks.secretsKey.applyRemovalPolicy(removalPolicy);
 
     const issuer = { projectName: config.projectName, caSecretName: internalCaSecretName(config) };
     this.albCertificate = new InternalCertificate(this, 'AlbCertificate', {
@@ -141,6 +150,8 @@ export class RegionalStack extends PlatformStack {
       globalRegion: config.globalRegion,
       urlParameterName: regionalApiParameterName(config, region),
     });
+    // RegionalApi keeps its stage's access logs by default; they follow removal_policy like the other data.
+    this.api.api.accessLogs.applyRemovalPolicy(removalPolicy);
 
     this.services = new ClusterServices(this, 'Services', {
       projectName: config.projectName,
@@ -155,17 +166,23 @@ export class RegionalStack extends PlatformStack {
       costReportsBucket: this.storage.costReports,
       costReportsTable: this.storage.costReportsTable,
       images: config.images,
+      resourceGeneration: config.resourceGeneration,
     });
 
     if (config.acceleratorRegions.includes(region)) {
-      const listener = globalStack.acceleratorListener;
-      if (!listener) {
+      if (!globalStack.acceleratorListener) {
         throw new Error(
-          `${globalStack.stackName} has no accelerator listener in the ${config.partition.partition} partition`,
+          `${globalStack.stackName} has no accelerator listener for ${region}'s endpoint group`,
         );
       }
+      // Weak reference: the global stack writes the listener ARN into this region's SSM parameter; the
+      // template reads it as an SSM parameter type, resolved on every deploy of this stack.
+      const listenerArn = StringParameter.valueForStringParameter(
+        this,
+        acceleratorListenerParameterName(config),
+      );
       this.acceleratorEndpointGroup = new CfnEndpointGroup(this, 'AcceleratorEndpointGroup', {
-        listenerArn: listener.listenerArn,
+        listenerArn,
         endpointGroupRegion: region,
         // An internal ALB endpoint always preserves client IPs (the ALB security group allows for it).
         endpointConfigurations: [

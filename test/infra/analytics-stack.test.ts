@@ -609,12 +609,14 @@ describe('analytics stack, default config (analytics_api.enabled)', () => {
 
 // ---- configured variants -------------------------------------------------------------------------
 
-describe('analytics stack, custom stage / cache off / throttles / region / no deletion protection', () => {
+describe('analytics stack, custom stage / cache off / throttles / region / removal_policy "destroy"', () => {
   const { stack, template, json } = analyticsStackOnly({
     project_name: 'acme',
     analytics_api: { enabled: true, region: 'us-west-2', stage: 'v2', authorizer_cache_ttl_seconds: 0 },
     api_gateway: { throttling_rate_limit: 50, throttling_burst_limit: 100 },
-    tables: { deletion_protection: false, point_in_time_recovery: false },
+    // "destroy" turns deletion protection off by default.
+    removal_policy: 'destroy',
+    tables: { point_in_time_recovery: false },
   });
 
   test('deploys to analytics_api.region as acme-analytics', () => {
@@ -642,7 +644,7 @@ describe('analytics stack, custom stage / cache off / throttles / region / no de
     expect(json).not.toContain('execute-api:/live/');
   });
 
-  test('names follow the project; tables and stream are deletable without deletion protection', () => {
+  test('names follow the project; tables and stream are deleted with the stack, unprotected', () => {
     const tables = Object.values(resourcesOf(template, 'AWS::DynamoDB::GlobalTable'));
     expect(tables.map((t) => t.Properties.TableName).sort()).toEqual(
       Object.values(ANALYTICS_TABLES)

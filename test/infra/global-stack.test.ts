@@ -54,6 +54,10 @@ function synthGlobal(context: Json, options: { bundle?: boolean } = {}) {
 }
 type Synth = ReturnType<typeof synthGlobal>;
 
+/** Functions and roles the CDK makes: provider frameworks and the AwsCustomResource singleton. */
+const cdkMade = (logicalId: string): boolean =>
+  logicalId.includes('framework') || logicalId.startsWith('AWS679f53fac002430cb0da5b7982bd2287');
+
 const CONFIGS: Record<string, Json> = {
   'default (cdk.json)': cdkJsonContext(),
   'three regions': { regions: ['us-east-1', 'eu-west-1', 'ap-southeast-2'] },
@@ -530,7 +534,7 @@ describe('central tables', () => {
     }
   });
 
-  test('PITR and deletion protection follow config', () => {
+  test('PITR and deletion protection follow config; retention follows removal_policy, not protection', () => {
     const off = synthGlobal({ tables: { deletion_protection: false, point_in_time_recovery: false } });
     for (const [, table] of off.ofType('AWS::DynamoDB::GlobalTable')) {
       expect(table.Properties.Replicas).toEqual([
@@ -539,7 +543,7 @@ describe('central tables', () => {
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
         }),
       ]);
-      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table.DeletionPolicy).toBe('Retain');
     }
   });
 });
@@ -548,7 +552,7 @@ describe('functions and IAM', () => {
   test('every platform function: Node.js 24 on arm64 with X-Ray', () => {
     const platform = analytics
       .ofType('AWS::Lambda::Function')
-      .filter(([id]) => !id.includes('framework'))
+      .filter(([id]) => !cdkMade(id))
       .map(([, f]) => f.Properties);
     // Key rotation, internal CA, aggregator, the two proxies, studio login.
     expect(platform).toHaveLength(6);
@@ -573,8 +577,7 @@ describe('functions and IAM', () => {
         .ofType('AWS::IAM::Role')
         .filter(
           ([id, role]) =>
-            !id.includes('framework') &&
-            JSON.stringify(role.Properties).includes('AWSLambdaBasicExecutionRole'),
+            !cdkMade(id) && JSON.stringify(role.Properties).includes('AWSLambdaBasicExecutionRole'),
         );
       expect(basic).toEqual([]);
     }
@@ -626,7 +629,7 @@ test('functions bundle with the local esbuild (no Docker): minified ESM with a s
   const s = synthGlobal(cdkJsonContext(), { bundle: true });
   const functions = s
     .ofType('AWS::Lambda::Function')
-    .filter(([id]) => !id.includes('framework'))
+    .filter(([id]) => !cdkMade(id))
     .map(([, f]) => ({
       hash: String(f.Properties.Code && JSON.stringify(f.Properties.Code)).match(/([0-9a-f]{64})\.zip/)?.[1],
       env: (f.Properties.Environment as { Variables: Record<string, string> }).Variables,
@@ -677,4 +680,209 @@ test('InternalCertificate (for the regional stacks): ACM import, key-pair secret
     'Fn::GetAtt': [expect.stringMatching(/^Tls/), 'CertificateArn'],
   });
   expect(nagErrors(stack)).toEqual([]);
+});
+
+// ---- issue 16: accelerator regions, weak listener reference, endpoint type ------------------------
+
+/** The listener-ARN writers (AwsCustomResource SSM PutParameter), by the region each one writes to. */
+function listenerWriters(s: Synth): Map<string, { create: Json; remove: Json; statements: Json[] }> {
+  const writers = new Map<string, { create: Json; remove: Json; statements: Json[] }>();
+  for (const [id, r] of s.ofType('Custom::AWS')) {
+    if (!id.startsWith('ListenerArnParameters')) continue;
+    // Create embeds the listener ARN (a token): rendered as "<token>" to parse the rest.
+    const create = JSON.parse(flatten(r.Properties.Create)) as Json;
+    const remove = JSON.parse(flatten(r.Properties.Delete)) as Json;
+    const [, policy] = s
+      .ofType('AWS::IAM::Policy')
+      .find(([policyId]) => policyId.startsWith(`${id.replace(/[0-9A-F]{8}$/, '')}CustomResourcePolicy`))!;
+    const statements = (policy.Properties.PolicyDocument as { Statement: Json[] }).Statement;
+    writers.set(create.region as string, { create, remove, statements });
+  }
+  return writers;
+}
+
+/** `Fn::Join` text with every reference rendered as `<token>`. */
+function flatten(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!join) return '<token>';
+  return join[1].map(flatten).join(join[0]);
+}
+
+describe('accelerator regions (lib/accelerator-regions.ts) and the weak listener reference', () => {
+  const mixed = synthGlobal({ regions: ['us-east-1', 'mx-central-1'] });
+  const unsupported = synthGlobal({ regions: ['mx-central-1', 'ap-southeast-7'] });
+
+  test('the listener ARN is written into /gco/accelerator-listener-arn of exactly the accelerator regions', () => {
+    const three = byName('three regions');
+    expect([...listenerWriters(three).keys()].sort()).toEqual(['ap-southeast-2', 'eu-west-1', 'us-east-1']);
+    expect([...listenerWriters(mixed).keys()]).toEqual(['us-east-1']);
+    const writer = listenerWriters(mixed).get('us-east-1')!;
+    expect(writer.create).toEqual({
+      service: 'SSM',
+      action: 'putParameter',
+      region: 'us-east-1',
+      parameters: {
+        Name: '/gco/accelerator-listener-arn',
+        Value: '<token>',
+        Type: 'String',
+        Overwrite: true,
+        Description: "gco accelerator listener (the regional stack's endpoint group)",
+      },
+      physicalResourceId: { id: 'us-east-1:/gco/accelerator-listener-arn' },
+    });
+    expect(writer.remove).toMatchObject({
+      action: 'deleteParameter',
+      region: 'us-east-1',
+      parameters: { Name: '/gco/accelerator-listener-arn' },
+      ignoreErrorCodesMatching: 'ParameterNotFound',
+    });
+    // The value is the listener's ARN.
+    const [listenerId] = mixed.ofType('AWS::GlobalAccelerator::Listener')[0]!;
+    const [, custom] = mixed.ofType('Custom::AWS')[0]!;
+    expect(JSON.stringify(custom.Properties.Create)).toContain(
+      JSON.stringify({ 'Fn::GetAtt': [listenerId, 'ListenerArn'] }),
+    );
+  });
+
+  test('each writer may put and delete that one parameter in its own region, nothing else', () => {
+    for (const [region, writer] of listenerWriters(byName('three regions'))) {
+      expect(writer.statements).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['ssm:PutParameter', 'ssm:DeleteParameter'],
+          Resource: {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                `:ssm:${region}:`,
+                { Ref: 'AWS::AccountId' },
+                ':parameter/gco/accelerator-listener-arn',
+              ],
+            ],
+          },
+        },
+      ]);
+    }
+  });
+
+  test('no CDK cross-region reference: no export writer or reader, no cross-stack export', () => {
+    for (const s of [commercial, byName('three regions'), mixed]) {
+      const types = Object.values(s.resources).map((r) => r.Type);
+      expect(types.filter((t) => /CrossRegion/.test(t))).toEqual([]);
+      expect(JSON.stringify(s.template.toJSON())).not.toMatch(/ExportsWriter|ExportsReader|Fn::ImportValue/);
+      const outputs = Object.entries((s.template.toJSON().Outputs ?? {}) as Record<string, Json>);
+      expect(outputs.filter(([id, o]) => id.startsWith('ExportsOutput') || 'Export' in o)).toEqual([]);
+    }
+  });
+
+  test('no supported region: no accelerator, no writer, no global catch-all routes, no global proxies', () => {
+    expect(unsupported.config.hasAccelerator).toBe(false);
+    for (const type of [
+      'AWS::GlobalAccelerator::Accelerator',
+      'AWS::GlobalAccelerator::Listener',
+      'Custom::AWS',
+    ]) {
+      expect(unsupported.ofType(type)).toEqual([]);
+    }
+    const routes = Object.keys(routesOf(unsupported));
+    expect(routes.filter((r) => r.includes('{proxy+}'))).toEqual([]);
+    expect(routes.sort()).toEqual(Object.keys(AGGREGATE_ROUTES).sort());
+    const services = unsupported
+      .ofType('AWS::Lambda::Function')
+      .map(([, f]) => (f.Properties.Environment as { Variables: Json }).Variables.POWERTOOLS_SERVICE_NAME);
+    expect(services).not.toContain('control-plane-proxy');
+    expect(services).not.toContain('inference-stream-proxy');
+    expect(unsupported.template.toJSON().Outputs).not.toHaveProperty('AcceleratorDnsName');
+  });
+
+  test('no supported region: the aggregator still reaches every region', () => {
+    unsupported.template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AggregatorRole'), 'Arn'] },
+      Environment: { Variables: Match.objectLike({ REGIONS: 'mx-central-1,ap-southeast-7' }) },
+    });
+    const [, policy] = unsupported
+      .ofType('AWS::IAM::Policy')
+      .find(([id]) => id.startsWith('AggregatorRole'))!;
+    const invoke = (policy.Properties.PolicyDocument as { Statement: Json[] }).Statement.find(
+      (st) => st.Sid === 'InvokeRegionalAggregateRoutes',
+    )!;
+    const regions = new Set((invoke.Resource as unknown[]).map((arn) => flatten(arn).split(':')[3]));
+    expect([...regions]).toEqual(['mx-central-1', 'ap-southeast-7']);
+  });
+
+  test('a mixed deployment keeps the accelerator and its proxies for the supported region', () => {
+    expect(mixed.ofType('AWS::GlobalAccelerator::Listener')).toHaveLength(1);
+    expect(Object.keys(routesOf(mixed))).toEqual(expect.arrayContaining(Object.keys(ACCELERATOR_ROUTES)));
+  });
+});
+
+describe('api_gateway.global_endpoint_type', () => {
+  const endpointTypes = (s: Synth): unknown =>
+    s.single('AWS::ApiGateway::RestApi').Properties.EndpointConfiguration;
+
+  test('default in the commercial partition: EDGE; "regional": REGIONAL, and the web ACL is still associated', () => {
+    expect(endpointTypes(commercial)).toEqual({ Types: ['EDGE'] });
+    const regional = synthGlobal({ api_gateway: { global_endpoint_type: 'regional' } });
+    expect(regional.config.apiGateway.globalEndpointType).toBe('REGIONAL');
+    expect(endpointTypes(regional)).toEqual({ Types: ['REGIONAL'] });
+    const [stageId] = regional.ofType('AWS::ApiGateway::Stage')[0]!;
+    const association = regional.single('AWS::WAFv2::WebACLAssociation').Properties;
+    expect(JSON.stringify(association.ResourceArn)).toContain(JSON.stringify({ Ref: stageId }));
+    expect(association.WebACLArn).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^WafWebAcl/), 'Arn'],
+    });
+    // The routes, the 900 s inference integration included, are the same on either endpoint type.
+    expect(routesOf(regional)).toEqual(routesOf(commercial));
+  });
+});
+
+describe('removal_policy and resource_generation (docs/operations.md, "Teardown and redeploy")', () => {
+  const studio = { analytics_environment: { enabled: true } };
+  const retained = synthGlobal(studio);
+  const destroyed = synthGlobal({ ...studio, removal_policy: 'destroy' });
+  const policies = (s: Synth, type: string): [string | undefined, string | undefined][] =>
+    s
+      .ofType(type)
+      .map(([, r]) => [r.DeletionPolicy, (r as { UpdateReplacePolicy?: string }).UpdateReplacePolicy]);
+  // API Gateway's account-level logging role and setting: shared by every API of the region.
+  const ACCOUNT_LEVEL = ['AWS::IAM::Role', 'AWS::ApiGateway::Account'];
+
+  test('"retain": tables, the WAF and API access log groups and the user pool are retained', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Logs::LogGroup', 'AWS::Cognito::UserPool']) {
+      const data =
+        type === 'AWS::Logs::LogGroup'
+          ? retained.ofType(type).filter(([id]) => /^(Waf|GlobalApiAccessLogs)/.test(id))
+          : retained.ofType(type);
+      expect(data.length).toBeGreaterThan(0);
+      for (const [, r] of data) {
+        expect([r.DeletionPolicy, (r as { UpdateReplacePolicy?: string }).UpdateReplacePolicy]).toEqual([
+          'Retain',
+          'Retain',
+        ]);
+      }
+    }
+  });
+
+  test('"destroy": every one of them is deleted, the user pool unprotected; nothing else is retained', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Cognito::UserPool']) {
+      for (const policy of policies(destroyed, type)) expect(policy).toEqual(['Delete', 'Delete']);
+    }
+    expect(destroyed.single('AWS::Cognito::UserPool').Properties.DeletionProtection).toBe('INACTIVE');
+    for (const [, table] of destroyed.ofType('AWS::DynamoDB::GlobalTable')) {
+      expect(table.Properties.Replicas).toEqual([
+        expect.objectContaining({ DeletionProtectionEnabled: false }),
+      ]);
+    }
+    const leftovers = Object.entries(destroyed.resources)
+      .filter(([, r]) => r.DeletionPolicy === 'Retain')
+      .map(([id, r]) => [r.Type, id]);
+    expect(leftovers.filter(([type]) => !ACCOUNT_LEVEL.includes(type!))).toEqual([]);
+    expect(leftovers.map(([, id]) => id)).toEqual([
+      expect.stringMatching(/^GlobalApiCloudWatchRole/),
+      expect.stringMatching(/^GlobalApiAccount/),
+    ]);
+  });
 });

@@ -484,9 +484,7 @@ describe('default config (commercial partition, regional API closed to the accou
   test('accelerator endpoint group in this region on the global listener, pointing at the ALB', () => {
     const [, group] = onlyResource(template, 'AWS::GlobalAccelerator::EndpointGroup');
     expect(group.Properties).toEqual({
-      ListenerArn: {
-        'Fn::GetAtt': [expect.stringMatching(/^ExportsReader/), expect.stringMatching(/ListenerArn/)],
-      },
+      ListenerArn: { Ref: expect.stringMatching(/^SsmParameterValuegcoacceleratorlistenerarn/) },
       EndpointGroupRegion: 'us-east-1',
       EndpointConfigurations: [
         {
@@ -502,9 +500,12 @@ describe('default config (commercial partition, regional API closed to the accou
       HealthCheckIntervalSeconds: 10,
       ThresholdCount: 3,
     });
-    // Matchers do not work inside toEqual for tokens: check the reference separately.
-    const listenerArn = group.Properties.ListenerArn as { 'Fn::GetAtt': [string, string] };
-    expect(listenerArn['Fn::GetAtt'][1]).toMatch(/AcceleratorHttps.*ListenerArn/);
+    // The weak reference: an SSM parameter type, resolved by CloudFormation on every deploy.
+    const parameterId = (group.Properties.ListenerArn as { Ref: string }).Ref;
+    expect(template.toJSON().Parameters[parameterId]).toEqual({
+      Type: 'AWS::SSM::Parameter::Value<String>',
+      Default: '/gco/accelerator-listener-arn',
+    });
   });
 
   describe('EKS', () => {
@@ -812,5 +813,171 @@ describe('aws-us-gov partition (no Global Accelerator)', () => {
 
   test.each(['us-gov-west-1', 'us-gov-east-1'])('%s: cdk-nag: no unsuppressed error', (region) => {
     expect(nagErrors(regionalStackOf(built, region))).toEqual([]);
+  });
+});
+
+// ---- issue 16: a region outside Global Accelerator; removal_policy and resource_generation ---------
+
+describe('a deployment region Global Accelerator does not support (lib/accelerator-regions.ts)', () => {
+  let built: PlatformApp;
+
+  beforeAll(() => {
+    built = build({ regions: ['us-east-1', 'mx-central-1'] });
+  });
+
+  test('mx-central-1: no endpoint group, no listener parameter; its API is open to the account', () => {
+    const template = Template.fromStack(regionalStackOf(built, 'mx-central-1'));
+    expect(resources(template, 'AWS::GlobalAccelerator::EndpointGroup')).toHaveLength(0);
+    expect(JSON.stringify(template.toJSON())).not.toContain('accelerator-listener-arn');
+    const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
+    expect(api.Properties.Policy).toEqual({
+      Version: '2012-10-17',
+      Statement: [aggregatorStatement, accountStatement],
+    });
+  });
+
+  test('us-east-1 is unchanged: endpoint group from the SSM parameter, API closed to the account', () => {
+    const template = Template.fromStack(regionalStackOf(built, 'us-east-1'));
+    const [, group] = onlyResource(template, 'AWS::GlobalAccelerator::EndpointGroup');
+    expect(group.Properties.EndpointGroupRegion).toBe('us-east-1');
+    const parameterId = (group.Properties.ListenerArn as { Ref: string }).Ref;
+    expect(template.toJSON().Parameters[parameterId]).toEqual({
+      Type: 'AWS::SSM::Parameter::Value<String>',
+      Default: '/gco/accelerator-listener-arn',
+    });
+    const [, api] = onlyResource(template, 'AWS::ApiGateway::RestApi');
+    expect(api.Properties.Policy).toEqual({ Version: '2012-10-17', Statement: [aggregatorStatement] });
+  });
+
+  test('no template of the app holds a CDK cross-region export writer or reader', () => {
+    for (const stack of [built.globalStack, ...built.regionalStacks.values()]) {
+      const json = JSON.stringify(Template.fromStack(stack).toJSON());
+      expect(json).not.toMatch(/CrossRegionExport|ExportsWriter|ExportsReader|Fn::ImportValue/);
+    }
+  });
+
+  test('mx-central-1: cdk-nag: no unsuppressed error', () => {
+    expect(nagErrors(regionalStackOf(built, 'mx-central-1'))).toEqual([]);
+  });
+});
+
+describe('removal_policy and resource_generation across every stack of the app', () => {
+  const everything = { analytics_api: { enabled: true, warehouse_enabled: true } };
+  let retained: PlatformApp;
+  let destroyed: PlatformApp;
+
+  interface Lifecycle extends Resource {
+    DeletionPolicy?: string;
+    UpdateReplacePolicy?: string;
+  }
+  const templatesOf = (app: PlatformApp): [string, Record<string, Lifecycle>][] =>
+    [app.globalStack, ...app.regionalStacks.values(), app.analyticsStack!].map((stack) => [
+      stack.stackName,
+      Template.fromStack(stack).toJSON().Resources as Record<string, Lifecycle>,
+    ]);
+  /** The data resources: what `removal_policy` governs (docs/operations.md, "Teardown and redeploy"). */
+  const isData = (id: string, r: Lifecycle): boolean =>
+    [
+      'AWS::DynamoDB::GlobalTable',
+      'AWS::S3::Bucket',
+      'AWS::Kinesis::Stream',
+      'AWS::RedshiftServerless::Namespace',
+    ].includes(r.Type) ||
+    (r.Type === 'AWS::Logs::LogGroup' &&
+      /^(Waf|GlobalApiAccessLogs|RegionalApiAccessLogs|ApiAccessLogs)/.test(id));
+  // API Gateway's account-level logging role and setting, shared by every API of the region.
+  const ACCOUNT_LEVEL = ['AWS::IAM::Role', 'AWS::ApiGateway::Account'];
+  /** Every `…Name` property of every resource, as `stack/logicalId/property=value`. */
+  const namesOf = (app: PlatformApp): Map<string, string> =>
+    new Map(
+      templatesOf(app).flatMap(([stack, rs]) =>
+        Object.entries(rs).flatMap(([id, r]) =>
+          Object.entries(r.Properties ?? {})
+            .filter(([key, value]) => key.endsWith('Name') && typeof value === 'string')
+            .map(([key, value]): [string, string] => [`${stack}/${id}/${key}`, value as string]),
+        ),
+      ),
+    );
+
+  beforeAll(() => {
+    retained = build(everything);
+    destroyed = build({ ...everything, removal_policy: 'destroy', resource_generation: 2 });
+  });
+
+  test('"retain" (default): every data resource is retained on delete and on replacement', () => {
+    const data = templatesOf(retained).flatMap(([, rs]) =>
+      Object.entries(rs).filter(([id, r]) => isData(id, r)),
+    );
+    // 5 central + 1 regional + 3 analytics tables, 2 buckets, the stream, the namespace, 4 log groups.
+    expect(data).toHaveLength(17);
+    for (const [id, r] of data) {
+      expect([id, r.DeletionPolicy, r.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
+    }
+  });
+
+  test('"destroy": every data resource is deleted, buckets emptied first; nothing else is retained', () => {
+    for (const [, rs] of templatesOf(destroyed)) {
+      const entries = Object.entries(rs);
+      for (const [id, r] of entries.filter(([logicalId, res]) => isData(logicalId, res))) {
+        expect([id, r.DeletionPolicy, r.UpdateReplacePolicy]).toEqual([id, 'Delete', 'Delete']);
+      }
+      for (const [id] of entries.filter(([, r]) => r.Type === 'AWS::S3::Bucket')) {
+        const autoDelete = entries.filter(
+          ([, r]) =>
+            r.Type === 'Custom::S3AutoDeleteObjects' &&
+            JSON.stringify(r.Properties.BucketName) === JSON.stringify({ Ref: id }),
+        );
+        expect(autoDelete).toHaveLength(1);
+      }
+      const leftovers = entries.filter(
+        ([, r]) => r.DeletionPolicy === 'Retain' && !ACCOUNT_LEVEL.includes(r.Type),
+      );
+      expect(leftovers.map(([id, r]) => `${r.Type} ${id}`)).toEqual([]);
+    }
+  });
+
+  test('generation 1 keeps every name; generation 2 renames exactly the fixed names of retained resources', () => {
+    const before = namesOf(retained);
+    const after = namesOf(destroyed);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    const renamed = [...before].filter(([key, name]) => after.get(key) !== name).map(([, name]) => name);
+    expect(renamed.sort()).toEqual(
+      [
+        'aws-waf-logs-gco-global-api',
+        'gco-analytics', // the warehouse namespace…
+        'gco-analytics', // …and its workgroup
+        'gco-analytics-applications',
+        'gco-analytics-authorizations',
+        'gco-analytics-events',
+        'gco-analytics-idempotency',
+        'gco-cost-reports',
+        'gco-inference-endpoints',
+        'gco-job-queue',
+        'gco-job-templates',
+        'gco-webhook-deliveries',
+        'gco-webhooks',
+      ].sort(),
+    );
+    for (const [key, name] of before) {
+      if (after.get(key) !== name) expect(after.get(key)).toBe(`${name}-g2`);
+    }
+  });
+
+  test('the services and their IAM grants follow the generation', () => {
+    const regional = JSON.stringify(Template.fromStack(regionalStackOf(destroyed, 'us-east-1')).toJSON());
+    expect(regional).toContain('gco-job-queue-g2');
+    expect(regional).not.toMatch(/gco-job-queue(?!-g2)/);
+    const analytics = JSON.stringify(Template.fromStack(destroyed.analyticsStack!).toJSON());
+    expect(analytics).not.toMatch(/gco-analytics-(applications|authorizations|idempotency|events)(?!-g2)/);
+  });
+
+  test('"destroy": cdk-nag: no unsuppressed error in any stack', () => {
+    for (const stack of [
+      destroyed.globalStack,
+      ...destroyed.regionalStacks.values(),
+      destroyed.analyticsStack!,
+    ]) {
+      expect(nagErrors(stack)).toEqual([]);
+    }
   });
 });
