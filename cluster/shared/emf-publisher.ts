@@ -17,13 +17,11 @@ import {
   type InputLogEvent,
 } from '@aws-sdk/client-cloudwatch-logs';
 import type { EmfConfig } from './emf-config.js';
-import {
-  PLATFORM_METRICS,
-  PLATFORM_METRICS_NAMESPACE,
-  type CertificateName,
-  type PlatformMetricId,
-} from './platform-metrics.js';
+import { emfDocument, type MetricDimensions, type MetricValues } from './emf-document.js';
+import type { CertificateName } from './platform-metrics.js';
 import { PollingLoop } from './polling-loop.js';
+
+export { emfDocument, type EmfDocument, type MetricDimensions, type MetricValues } from './emf-document.js';
 
 /** Header that makes CloudWatch Logs extract the metrics of EMF log events. */
 export const EMF_FORMAT_HEADER = 'x-amzn-logs-format';
@@ -33,62 +31,6 @@ export const EMF_FORMAT = 'json/emf';
 export const DEFAULT_MAX_BUFFERED = 1_000;
 /** Longest error text a failed flush logs. */
 const MAX_ERROR_CHARS = 200;
-
-export type MetricValues = Partial<Record<PlatformMetricId, number>>;
-
-/** Dimension values of one document: Project and Region always; Certificate for certificate metrics. */
-export interface MetricDimensions {
-  readonly Project: string;
-  readonly Region: string;
-  readonly Certificate?: CertificateName;
-}
-
-export interface EmfDocument {
-  readonly _aws: {
-    readonly Timestamp: number;
-    readonly CloudWatchMetrics: readonly {
-      readonly Namespace: string;
-      readonly Dimensions: readonly (readonly string[])[];
-      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
-    }[];
-  };
-  readonly [field: string]: unknown;
-}
-
-/**
- * One EMF document: the metric directive, the dimension values and one value per metric (as root
- * members named like the metrics). Non-finite values are left out: CloudWatch would reject the event.
- */
-export function emfDocument(
-  timestamp: number,
-  dimensions: MetricDimensions,
-  values: MetricValues,
-): EmfDocument {
-  const metrics: { Name: string; Unit: string }[] = [];
-  const members: Record<string, number> = {};
-  for (const [id, value] of Object.entries(values) as [PlatformMetricId, number | undefined][]) {
-    if (value === undefined || !Number.isFinite(value)) continue;
-    const metric = PLATFORM_METRICS[id];
-    metrics.push({ Name: metric.name, Unit: metric.unit });
-    members[metric.name] = value;
-  }
-  const dimensionValues: Record<string, string> = { Project: dimensions.Project, Region: dimensions.Region };
-  if (dimensions.Certificate !== undefined) dimensionValues.Certificate = dimensions.Certificate;
-  return {
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [
-        {
-          Namespace: PLATFORM_METRICS_NAMESPACE,
-          Dimensions: [Object.keys(dimensionValues)],
-          Metrics: metrics,
-        },
-      ],
-    },
-    ...dimensionValues,
-    ...members,
-  };
-}
 
 /** What the loops publish through: a publisher, or nothing at all in code that runs without one. */
 export interface MetricsSink {
