@@ -4,17 +4,19 @@
  * role per ServiceAccount, least privilege) and the `cluster/k8s/` manifests filled for this region and
  * applied file by file.
  */
-import { Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { CfnPodIdentityAssociation, KubernetesManifest } from 'aws-cdk-lib/aws-eks-v2';
 import type { ICluster } from 'aws-cdk-lib/aws-eks-v2';
 import type { ITargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { PolicyStatement, Role, ServicePrincipal, SessionTagsPrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import type { RemovalPolicyName } from '../config.js';
 import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
 import { CLUSTER_SERVICES, type ClusterServiceName } from '../routing.js';
 import type { AlbServiceName } from '../routing.js';
@@ -45,7 +47,12 @@ export interface ClusterServicesProps {
   readonly costReportsBucket: IBucket;
   /** Where cost-monitor claims scheduled report windows. */
   readonly costReportsTable: ITableV2;
+  /** What `cdk destroy` does to the platform-metrics log group (config removal_policy). */
+  readonly removalPolicy: RemovalPolicyName;
 }
+
+/** The services that publish platform metrics (cluster/shared/emf-publisher.ts) from their loops. */
+export const METRICS_PUBLISHERS: readonly ClusterServiceName[] = ['manifest-processor', 'cost-monitor'];
 
 /** The one Dockerfile of every service image, relative to the repository root (the build context). */
 export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
@@ -70,6 +77,11 @@ export class ClusterServices extends Construct {
   readonly roles: ReadonlyMap<ClusterServiceName, Role>;
   /** One applied manifest per `cluster/k8s/` file, in apply order. */
   readonly manifests: readonly KubernetesManifest[];
+  /**
+   * Where the pods' EMF documents go (METRICS_LOG_GROUP): CloudWatch extracts the GCO/Platform metrics
+   * from it. One stream per pod replica; only the metrics publishers may write to it.
+   */
+  readonly metricsLogGroup: ILogGroup;
 
   constructor(scope: Construct, id: string, props: ClusterServicesProps) {
     super(scope, id);
@@ -113,6 +125,25 @@ export class ClusterServices extends Construct {
     }
     this.images = images;
     this.roles = roles;
+
+    const metricsLogGroup = new LogGroup(this, 'PlatformMetricsLogs', {
+      logGroupName: `/${props.projectName}/${stack.region}/platform-metrics`,
+      // The metrics themselves live in CloudWatch (15 months); the documents only for a look back.
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: props.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    this.metricsLogGroup = metricsLogGroup;
+    for (const service of METRICS_PUBLISHERS) {
+      const role = roles.get(service);
+      // The group's ARN ends in `:*`: its log streams, the resource of PutLogEvents and CreateLogStream.
+      role?.addToPolicy(
+        new PolicyStatement({
+          sid: 'PublishPlatformMetrics',
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: [metricsLogGroup.logGroupArn],
+        }),
+      );
+    }
 
     const roleOf = (service: ClusterServiceName): Role => {
       const role = roles.get(service);
@@ -217,6 +248,8 @@ export class ClusterServices extends Construct {
       TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
       INTERNAL_CA_PEM: props.caCertificatePem,
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
+      PROJECT_NAME: props.projectName,
+      METRICS_LOG_GROUP: metricsLogGroup.logGroupName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: imageOf('manifest-processor').repository.repositoryUri,
       ...tableEnvironment(props.projectName),

@@ -156,6 +156,7 @@ export class RegionalStack extends PlatformStack {
       caCertificatePem: this.serviceCertificate.caCertificatePem,
       costReportsBucket: this.storage.costReports,
       costReportsTable: this.storage.costReportsTable,
+      removalPolicy: config.removalPolicy,
     });
 
     if (config.acceleratorRegions.includes(region)) {
