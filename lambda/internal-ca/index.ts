@@ -82,8 +82,6 @@ export interface RenewalResult {
   readonly Renewed: boolean;
   /** Why the certificate was re-issued (absent when it was current). */
   readonly Reason?: string;
-  /** Whole days until the end of the certificate in place after the run (absent when unreadable). */
-  readonly DaysToExpiry?: number;
 }
 
 export type InternalCaEvent = CloudFormationCustomResourceEvent | CertificateRenewalEvent;
@@ -263,7 +261,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
         certificate_arn: certificateArn,
       });
     }
-    const ca = await regionalCa(stringProp(props, 'CaSecretId'));
+    const caSecretId = stringProp(props, 'CaSecretId');
     const stored = await secretString(keyPairSecretId);
     const { daysToExpiry, issuedBy, parseKeyPair, renewalReason } = await pki();
     const daysLeft = (pem: string | undefined): number | undefined => {
@@ -276,10 +274,10 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     };
     // Logged whatever happens next: a renewal failing day after day shows as days running out.
     const report = (days: number | undefined): void => {
-      if (target === undefined || days === undefined) return;
+      if (target === undefined || days === undefined || deps.region === undefined) return;
       const dimensions = {
         Project: target.project,
-        Region: deps.region ?? '',
+        Region: deps.region,
         Certificate: target.certificate,
       };
       emitMetrics(
@@ -287,6 +285,13 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
       );
     };
     const pair = parseKeyPair(stored);
+    let ca: CaKeyPair;
+    try {
+      ca = await regionalCa(caSecretId);
+    } catch (error) {
+      report(daysLeft(pair?.certificatePem));
+      throw error;
+    }
     const reason = renewalReason(stored, dnsNames, now());
     if (reason === undefined) {
       const days = daysLeft(pair?.certificatePem);
@@ -301,7 +306,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
           days_to_expiry: days,
         });
       }
-      return { Renewed: false, ...(days === undefined ? {} : { DaysToExpiry: days }) };
+      return { Renewed: false };
     }
     let issued: ServerKeyPair;
     try {
@@ -312,8 +317,13 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     }
     const days = daysLeft(issued.certificatePem);
     report(days);
-    logger.info('certificate renewed', { certificate_arn: certificateArn, reason, dns_names: dnsNames });
-    return { Renewed: true, Reason: reason, ...(days === undefined ? {} : { DaysToExpiry: days }) };
+    logger.info('certificate renewed', {
+      certificate_arn: certificateArn,
+      reason,
+      dns_names: dnsNames,
+      days_to_expiry: days,
+    });
+    return { Renewed: true, Reason: reason };
   }
 
   async function handle(event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> {
