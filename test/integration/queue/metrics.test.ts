@@ -3,8 +3,15 @@
  * the real routes: only the worker's region counts, the oldest job counts whatever its priority, spot-
  * gated jobs still wait, and dispatched jobs leave the backlog.
  */
-import { QueueMetrics } from '../../../cluster/manifest-processor/src/queue/index.js';
-import type { MetricValues } from '../../../cluster/shared/emf-publisher.js';
+import { createCentralTableFeatures } from '../../../cluster/manifest-processor/src/central-table-features.js';
+import { loadQueueConfig, QueueMetrics } from '../../../cluster/manifest-processor/src/queue/index.js';
+import { loadTemplateConfig } from '../../../cluster/manifest-processor/src/templates/index.js';
+import { loadWebhookConfig } from '../../../cluster/manifest-processor/src/webhooks/index.js';
+import { EmfPublisher, type MetricValues } from '../../../cluster/shared/emf-publisher.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
+import { kubeConfigFor } from '../../../local/kube-api-simulator/index.js';
+import { emfMessagesOf, startFakeLogs } from '../../support/fake-cloudwatch-logs.js';
+import { waitFor } from '../../support/wait-for.js';
 import { jobManifest, REGION, startQueueHarness, type QueueHarness } from './harness.js';
 
 describe('central job queue: backlog metrics', () => {
@@ -74,5 +81,53 @@ describe('central job queue: backlog metrics', () => {
     const after = await metrics().publishOnce();
     expect(after.depth).toBe(1);
     expect(after.oldestAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  test('wired into the central-table features: queue and webhook metrics are sent by close at the latest', async () => {
+    await queue('here');
+    const logs = await startFakeLogs();
+    const publisher = new EmfPublisher({
+      config: {
+        logGroup: '/gco/us-east-1/platform-metrics',
+        project: 'gco',
+        region: REGION,
+        intervalMs: 60_000,
+      },
+      streamName: 'manifest-processor-test',
+      client: logs.client,
+    });
+    const env = { ...h.dynamo.env, QUEUE_REGION: REGION };
+    const features = createCentralTableFeatures({
+      // The continuous worker runs (it may dispatch the job meanwhile): its metrics come with it.
+      queue: { ...loadQueueConfig(env), workerEnabled: true, pollIntervalMs: 60_000 },
+      templates: loadTemplateConfig(env),
+      webhooks: loadWebhookConfig(env),
+      dynamodb: h.dynamo.client(),
+      kubeConfig: kubeConfigFor(h.sim.url),
+      policy: h.policy,
+      source: { region: REGION, cluster: 'sim' },
+      spotPrices: { currentPrice: async () => undefined },
+      logger: silentServiceLogger(),
+      metrics: publisher,
+    });
+    features.start();
+    await waitFor(() => publisher.buffered >= 2);
+    await features.close();
+    // Everything buffered went out (the flush on close at the latest), each request with the EMF header.
+    expect(publisher.buffered).toBe(0);
+    const puts = logs.received.filter((r) => r.target === 'PutLogEvents');
+    for (const put of puts) expect(put.headers['x-amzn-logs-format']).toBe('json/emf');
+    const docs = puts.flatMap(emfMessagesOf);
+    expect(docs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Region: REGION,
+          QueueDepth: expect.any(Number),
+          OldestQueuedJobAgeSeconds: 0,
+        }),
+        expect.objectContaining({ WebhookOutboxDepth: 0, WebhookDeliveriesSucceeded: 0 }),
+      ]),
+    );
+    await logs.close();
   });
 });
