@@ -91,7 +91,12 @@ export class EmfPublisher implements MetricsSink {
     this.client =
       opts.config.logGroup === undefined
         ? undefined
-        : (opts.client ?? new CloudWatchLogsClient({ region: opts.config.region }));
+        : (opts.client ??
+          new CloudWatchLogsClient({
+            region: opts.config.region,
+            // Bounded: a hung call must fail the flush, never hold up the loop or the pod's shutdown.
+            requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
+          }));
     this.maxBuffered = opts.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     this.now = opts.now ?? Date.now;
     this.loop = new PollingLoop({
