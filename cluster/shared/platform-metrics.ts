@@ -5,6 +5,12 @@
  *
  * Every metric carries the dimensions `Project` (config project_name) and `Region` (the deployment
  * region the publisher runs in); certificate metrics add `Certificate`.
+ *
+ * Publishing (cluster/shared/emf-publisher.ts): the services send one EMF document per loop per
+ * METRICS_INTERVAL_MS (60 s) to `/<project>/<region>/platform-metrics`; the internal-CA function logs one
+ * line per daily run. Statistics: backlog values (depth, oldest age) are published by every replica
+ * with the same value, so read them with Maximum; counts (webhook deliveries, cost reports) are each
+ * replica's own, so Sum them.
  */
 
 /** CloudWatch namespace of every platform-published metric. */
