@@ -14,7 +14,9 @@
  * - `CertificateRenewal` (an EventBridge schedule of each regional stack, not CloudFormation): re-issues
  *   the region's certificate into the same ACM ARN and key-pair secret when it is within 30 days of its
  *   end or no longer matches its names; otherwise does nothing. The pods pick the new key pair up from
- *   the secret without a restart (cluster/shared/listen.ts).
+ *   the secret without a restart (cluster/shared/listen.ts). Every run logs one EMF line with
+ *   InternalCertificateDaysToExpiry of the certificate it checked (dimension Certificate: the event's
+ *   `Certificate`), which Lambda turns into the metric the expiry alarm watches.
  *
  * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
  */
@@ -32,6 +34,8 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { emfDocument } from '../../cluster/shared/emf-document.js';
+import type { CertificateName } from '../../cluster/shared/platform-metrics.js';
 import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
@@ -52,6 +56,10 @@ export interface InternalCaDeps {
   logger?: EdgeLogger;
   now?: () => Date;
   generateCa?: (commonName: string, now: Date) => CaKeyPair;
+  /** Region dimension of the renewal metric: the function's region (AWS_REGION). */
+  region?: string;
+  /** Writes one EMF line (stdout, where Lambda extracts the metrics from); tests capture it. */
+  emitMetrics?: (line: string) => void;
 }
 
 /** The scheduled renewal's input (lib/constructs/internal-ca.ts, InternalCertificate). */
@@ -61,6 +69,13 @@ export interface CertificateRenewalEvent {
   readonly CaSecretId: string;
   readonly KeyPairSecretId: string;
   readonly DnsNames: readonly string[];
+  /**
+   * Which certificate this is: the Certificate dimension of InternalCertificateDaysToExpiry. Always set
+   * by InternalCertificate; an event without it (or without Project) renews but reports no metric.
+   */
+  readonly Certificate?: CertificateName;
+  /** Project dimension of the metric (config project_name). */
+  readonly Project?: string;
 }
 
 export interface RenewalResult {
@@ -78,6 +93,18 @@ export interface InternalCaHandler {
 }
 
 const enc = new TextEncoder();
+
+const CERTIFICATE_NAMES: readonly CertificateName[] = ['alb', 'services'];
+
+/** The metric's identity from the event, or undefined (no metric, the renewal still runs) when absent. */
+function metricTarget(
+  props: Record<string, unknown>,
+): { certificate: CertificateName; project: string } | undefined {
+  const certificate = CERTIFICATE_NAMES.find((name) => name === props.Certificate);
+  const project = props.Project;
+  if (certificate === undefined || typeof project !== 'string' || project === '') return undefined;
+  return { certificate, project };
+}
 
 /**
  * The PKI module (node-forge, the largest part of the bundle), loaded on the first invocation that
@@ -105,6 +132,7 @@ const isCertificateArn = (id: string): boolean => /^arn:[a-z-]+:acm:[a-z0-9-]+:\
 export function createHandler(deps: InternalCaDeps): InternalCaHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const now = deps.now ?? (() => new Date());
+  const emitMetrics = deps.emitMetrics ?? ((line: string) => console.log(line));
   const makeCa = async (commonName: string, at: Date): Promise<CaKeyPair> =>
     (deps.generateCa ?? (await pki()).generateCa)(commonName, at);
 
@@ -173,7 +201,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
       event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
         ? event.PhysicalResourceId
         : undefined;
-    const arn = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
+    const { arn } = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
     logger.info('certificate issued and imported', {
       request: event.RequestType,
       certificate_arn: arn,
@@ -198,14 +226,14 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
 
   /**
    * Issues a key pair, imports it into ACM (into `certificateArn` when given, keeping the listener's
-   * association), then writes it to the pods' secret. Returns the certificate ARN.
+   * association), then writes it to the pods' secret. Returns the key pair and the certificate ARN.
    */
   async function issueAndImport(
     ca: CaKeyPair,
     dnsNames: readonly string[],
     keyPairSecretId: string,
     certificateArn: string | undefined,
-  ): Promise<string> {
+  ): Promise<ServerKeyPair & { arn: string }> {
     const pair = (await pki()).issueServerCertificate(ca, dnsNames, now());
     const imported = await deps.acm.send(
       new ImportCertificateCommand({
@@ -218,7 +246,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     const arn = imported.CertificateArn;
     if (arn === undefined) throw new Error('ACM ImportCertificate returned no certificate ARN');
     await putSecret(keyPairSecretId, pair);
-    return arn;
+    return { ...pair, arn };
   }
 
   async function renewal(event: CertificateRenewalEvent): Promise<RenewalResult> {
@@ -227,23 +255,74 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     if (!isCertificateArn(certificateArn)) throw new Error('CertificateArn must be an ACM certificate ARN');
     const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
     const dnsNames = stringListProp(props, 'DnsNames');
-    const ca = await regionalCa(stringProp(props, 'CaSecretId'));
+    const target = metricTarget(props);
+    if (target === undefined) {
+      logger.warn('renewal event names no Certificate/Project: no days-to-expiry metric', {
+        certificate_arn: certificateArn,
+      });
+    }
+    const caSecretId = stringProp(props, 'CaSecretId');
     const stored = await secretString(keyPairSecretId);
-    const { issuedBy, parseKeyPair, renewalReason } = await pki();
+    const { daysToExpiry, issuedBy, parseKeyPair, renewalReason } = await pki();
+    const daysLeft = (pem: string | undefined): number | undefined => {
+      if (pem === undefined) return undefined;
+      try {
+        return daysToExpiry(pem, now());
+      } catch {
+        return undefined;
+      }
+    };
+    // Logged whatever happens next: a renewal failing day after day shows as days running out.
+    const report = (days: number | undefined): void => {
+      if (target === undefined || days === undefined || deps.region === undefined) return;
+      const dimensions = {
+        Project: target.project,
+        Region: deps.region,
+        Certificate: target.certificate,
+      };
+      emitMetrics(
+        JSON.stringify(emfDocument(now().getTime(), dimensions, { certificateDaysToExpiry: days })),
+      );
+    };
+    const pair = parseKeyPair(stored);
+    let ca: CaKeyPair;
+    try {
+      ca = await regionalCa(caSecretId);
+    } catch (error) {
+      report(daysLeft(pair?.certificatePem));
+      throw error;
+    }
     const reason = renewalReason(stored, dnsNames, now());
     if (reason === undefined) {
-      const pair = parseKeyPair(stored);
+      const days = daysLeft(pair?.certificatePem);
+      report(days);
       if (pair !== undefined && !issuedBy(pair.certificatePem, ca)) {
         logger.warn('certificate from a replaced CA: deploy this stack with a new generation', {
           certificate_arn: certificateArn,
         });
       } else {
-        logger.info('certificate current; not renewed', { certificate_arn: certificateArn });
+        logger.info('certificate current; not renewed', {
+          certificate_arn: certificateArn,
+          days_to_expiry: days,
+        });
       }
       return { Renewed: false };
     }
-    await issueAndImport(ca, dnsNames, keyPairSecretId, certificateArn);
-    logger.info('certificate renewed', { certificate_arn: certificateArn, reason, dns_names: dnsNames });
+    let issued: ServerKeyPair;
+    try {
+      issued = await issueAndImport(ca, dnsNames, keyPairSecretId, certificateArn);
+    } catch (error) {
+      report(daysLeft(pair?.certificatePem));
+      throw error;
+    }
+    const days = daysLeft(issued.certificatePem);
+    report(days);
+    logger.info('certificate renewed', {
+      certificate_arn: certificateArn,
+      reason,
+      dns_names: dnsNames,
+      days_to_expiry: days,
+    });
     return { Renewed: true, Reason: reason };
   }
 
@@ -294,6 +373,7 @@ export function createHandlerFromEnv(
 ): InternalCaHandler {
   const { region } = readFunctionRegionConfig(env);
   return createHandler({
+    region,
     secrets: opts.secrets ?? new SecretsManagerClient({ region }),
     acm: opts.acm ?? new ACMClient({ region }),
     ...(opts.logger ? { logger: opts.logger } : {}),

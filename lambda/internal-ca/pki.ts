@@ -214,3 +214,10 @@ export function issuedBy(certificatePem: string, ca: CaKeyPair): boolean {
   const caCert = new X509Certificate(ca.certificatePem);
   return cert.checkIssued(caCert) && cert.verify(caCert.publicKey);
 }
+
+/** Whole days from `now` until the end of the certificate in `certificatePem` (negative once expired). */
+export function daysToExpiry(certificatePem: string, now = new Date()): number {
+  return Math.floor(
+    (new Date(new X509Certificate(certificatePem).validTo).getTime() - now.getTime()) / DAY_MS,
+  );
+}

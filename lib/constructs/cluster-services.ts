@@ -12,16 +12,18 @@ import { CfnPodIdentityAssociation, KubernetesManifest } from 'aws-cdk-lib/aws-e
 import type { ICluster } from 'aws-cdk-lib/aws-eks-v2';
 import type { ITargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { PolicyStatement, Role, ServicePrincipal, SessionTagsPrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
-import type { ImagesConfig } from '../config.js';
+import type { ImagesConfig, RemovalPolicyName } from '../config.js';
 import { CLUSTER_DOCKERFILE, IMAGE_PLATFORM, imageUri, registryInRegion } from '../images.js';
 import { CLUSTER_SERVICES, type ClusterServiceName } from '../routing.js';
 import type { AlbServiceName } from '../routing.js';
-import { TABLES, tableEnvironment, tableName } from '../tables.js';
+import { dataRemovalPolicy } from '../retention.js';
+import { generationSuffix, TABLES, tableEnvironment, tableName } from '../tables.js';
 import type { TableDefinition } from '../tables.js';
 import { PROJECT_ROOT } from './platform-function.js';
 
@@ -55,7 +57,12 @@ export interface ClusterServicesProps {
   readonly images: ImagesConfig;
   /** `resource_generation`: the services' table names carry it (lib/tables.ts tableName). @default 1 */
   readonly resourceGeneration?: number;
+  /** What `cdk destroy` does to the platform-metrics log group (config removal_policy). */
+  readonly removalPolicy: RemovalPolicyName;
 }
+
+/** The services that publish platform metrics (cluster/shared/emf-publisher.ts) from their loops. */
+export const METRICS_PUBLISHERS: readonly ClusterServiceName[] = ['manifest-processor', 'cost-monitor'];
 
 export { CLUSTER_DOCKERFILE } from '../images.js';
 
@@ -81,6 +88,11 @@ export class ClusterServices extends Construct {
   readonly roles: ReadonlyMap<ClusterServiceName, Role>;
   /** One applied manifest per `cluster/k8s/` file, in apply order. */
   readonly manifests: readonly KubernetesManifest[];
+  /**
+   * Where the pods' EMF documents go (METRICS_LOG_GROUP): CloudWatch extracts the GCO/Platform metrics
+   * from it. One stream per pod replica; only the metrics publishers may write to it.
+   */
+  readonly metricsLogGroup: ILogGroup;
 
   constructor(scope: Construct, id: string, props: ClusterServicesProps) {
     super(scope, id);
@@ -113,6 +125,26 @@ export class ClusterServices extends Construct {
     this.imageUris = images.uris;
     this.imageAssets = images.assets;
     this.roles = roles;
+
+    const metricsLogGroup = new LogGroup(this, 'PlatformMetricsLogs', {
+      // Retained under "retain": the name carries the generation so a redeploy does not collide with it.
+      logGroupName: `/${props.projectName}/${stack.region}/platform-metrics${generationSuffix(props.resourceGeneration ?? 1)}`,
+      // The metrics themselves live in CloudWatch (15 months); the documents only for a look back.
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: dataRemovalPolicy(props),
+    });
+    this.metricsLogGroup = metricsLogGroup;
+    for (const service of METRICS_PUBLISHERS) {
+      const role = roles.get(service);
+      // The group's ARN ends in `:*`: its log streams, the resource of PutLogEvents and CreateLogStream.
+      role?.addToPolicy(
+        new PolicyStatement({
+          sid: 'PublishPlatformMetrics',
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: [metricsLogGroup.logGroupArn],
+        }),
+      );
+    }
 
     const roleOf = (service: ClusterServiceName): Role => {
       const role = roles.get(service);
@@ -217,6 +249,8 @@ export class ClusterServices extends Construct {
       TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
       INTERNAL_CA_PEM: props.caCertificatePem,
       COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
+      PROJECT_NAME: props.projectName,
+      METRICS_LOG_GROUP: metricsLogGroup.logGroupName,
       // The policy trusts the project's own image repository besides the configured registries.
       PROJECT_REGISTRIES: images.projectRegistry,
       ...tableEnvironment(props.projectName, props.resourceGeneration),

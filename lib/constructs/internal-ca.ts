@@ -24,6 +24,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import type { CertificateName } from '../../cluster/shared/platform-metrics.js';
 import type { CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import { suppressProviderFramework } from '../nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
@@ -108,8 +109,13 @@ export class InternalCertificateAuthority extends Construct {
 }
 
 export interface InternalCertificateProps {
-  /** Project name: the key-pair secret's description. */
+  /** Project name: the key-pair secret's description, and the Project dimension of its expiry metric. */
   readonly projectName: string;
+  /**
+   * Which of the region's certificates this is: the Certificate dimension of the daily
+   * InternalCertificateDaysToExpiry metric (cluster/shared/platform-metrics.ts) the renewal run logs.
+   */
+  readonly metricName: CertificateName;
   /** Name of the CA secret, whose replica in the stack's region issues the certificate. */
   readonly caSecretName: string;
   /** DNS names of the certificate; the first is its common name. */
@@ -206,6 +212,8 @@ export class InternalCertificate extends Construct {
       CaSecretId: props.caSecretName,
       KeyPairSecretId: keyPair.secretArn,
       DnsNames: props.dnsNames,
+      Certificate: props.metricName,
+      Project: props.projectName,
     };
     const renewal = new Rule(this, 'Renewal', {
       description: `Renews the internal certificate for ${props.dnsNames[0]} before it expires`,

@@ -96,12 +96,14 @@ export class RegionalStack extends PlatformStack {
     const issuer = { projectName: config.projectName, caSecretName: internalCaSecretName(config) };
     this.albCertificate = new InternalCertificate(this, 'AlbCertificate', {
       ...issuer,
+      metricName: 'alb',
       dnsNames: [config.backendHostname],
     });
     // A separate key pair for the pods: a compromised pod can impersonate a service, never the ALB name the
     // edge proxies trust.
     this.serviceCertificate = new InternalCertificate(this, 'ServiceCertificate', {
       ...issuer,
+      metricName: 'services',
       dnsNames: serviceDnsNames(),
     });
 
@@ -167,6 +169,7 @@ export class RegionalStack extends PlatformStack {
       costReportsTable: this.storage.costReportsTable,
       images: config.images,
       resourceGeneration: config.resourceGeneration,
+      removalPolicy: config.removalPolicy,
     });
 
     if (config.acceleratorRegions.includes(region)) {

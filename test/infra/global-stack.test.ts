@@ -666,6 +666,7 @@ test('InternalCertificate (for the regional stacks): ACM import, key-pair secret
   const stack = new Stack(app, 'regional', { env: { region: 'eu-west-1' } });
   const cert = new InternalCertificate(stack, 'Tls', {
     projectName: 'gco',
+    metricName: 'alb',
     caSecretName: internalCaSecretName(loadConfig({})),
     dnsNames: ['backend.gco.gco.internal'],
   });

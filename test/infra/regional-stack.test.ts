@@ -884,7 +884,7 @@ describe('removal_policy and resource_generation across every stack of the app',
       'AWS::RedshiftServerless::Namespace',
     ].includes(r.Type) ||
     (r.Type === 'AWS::Logs::LogGroup' &&
-      /^(Waf|GlobalApiAccessLogs|RegionalApiAccessLogs|ApiAccessLogs)/.test(id));
+      /^(Waf|GlobalApiAccessLogs|RegionalApiAccessLogs|ApiAccessLogs|ServicesPlatformMetricsLogs)/.test(id));
   // API Gateway's account-level logging role and setting, shared by every API of the region.
   const ACCOUNT_LEVEL = ['AWS::IAM::Role', 'AWS::ApiGateway::Account'];
   /** Every `…Name` property of every resource, as `stack/logicalId/property=value`. */
@@ -908,8 +908,8 @@ describe('removal_policy and resource_generation across every stack of the app',
     const data = templatesOf(retained).flatMap(([, rs]) =>
       Object.entries(rs).filter(([id, r]) => isData(id, r)),
     );
-    // 5 central + 1 regional + 3 analytics tables, 2 buckets, the stream, the namespace, 4 log groups.
-    expect(data).toHaveLength(17);
+    // 5 central + 1 regional + 3 analytics tables, 2 buckets, the stream, the namespace, 5 log groups.
+    expect(data).toHaveLength(18);
     for (const [id, r] of data) {
       expect([id, r.DeletionPolicy, r.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
     }
@@ -943,6 +943,7 @@ describe('removal_policy and resource_generation across every stack of the app',
     const renamed = [...before].filter(([key, name]) => after.get(key) !== name).map(([, name]) => name);
     expect(renamed.sort()).toEqual(
       [
+        '/gco/us-east-1/platform-metrics',
         'aws-waf-logs-gco-global-api',
         'gco-analytics', // the warehouse namespace…
         'gco-analytics', // …and its workgroup
@@ -979,5 +980,107 @@ describe('removal_policy and resource_generation across every stack of the app',
     ]) {
       expect(nagErrors(stack)).toEqual([]);
     }
+  });
+});
+
+describe('platform metrics (EMF): log group, publisher grants, pod environment, certificate identity', () => {
+  let stack: RegionalStack;
+  let template: Template;
+  let destroyTemplate: Template;
+
+  beforeAll(() => {
+    stack = regionalStackOf(build({}), 'us-east-1');
+    template = Template.fromStack(stack);
+    destroyTemplate = Template.fromStack(regionalStackOf(build({ removal_policy: 'destroy' }), 'us-east-1'));
+  });
+
+  const metricsLogGroupId = (t: Template): string => {
+    const found = resources(t, 'AWS::Logs::LogGroup').filter(
+      ([, g]) => g.Properties.LogGroupName === '/gco/us-east-1/platform-metrics',
+    );
+    expect(found).toHaveLength(1);
+    return found[0]![0];
+  };
+
+  test('one log group per region, 3 months, kept by default and deleted with removal_policy destroy', () => {
+    const id = metricsLogGroupId(template);
+    expect(template.toJSON().Resources[id]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { LogGroupName: '/gco/us-east-1/platform-metrics', RetentionInDays: 90 },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    expect(destroyTemplate.toJSON().Resources[metricsLogGroupId(destroyTemplate)]).toMatchObject({
+      DeletionPolicy: 'Delete',
+      UpdateReplacePolicy: 'Delete',
+    });
+    expect(stack.services.metricsLogGroup.node.path).toContain('PlatformMetricsLogs');
+  });
+
+  test('only manifest-processor and cost-monitor may write to it: CreateLogStream + PutLogEvents on that group', () => {
+    const id = metricsLogGroupId(template);
+    const grantOf = (role: string) =>
+      statementsOfRole(template, role).filter((s) => s.Sid === 'PublishPlatformMetrics');
+    for (const role of ['ServicesManifestProcessorRole', 'ServicesCostMonitorRole']) {
+      expect(grantOf(role)).toEqual([
+        {
+          Sid: 'PublishPlatformMetrics',
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+        },
+      ]);
+    }
+    for (const role of ['ServicesHealthMonitorRole', 'ServicesInferenceProxyRole']) {
+      expect(grantOf(role)).toEqual([]);
+    }
+    // No other statement of the stack names the group.
+    const naming = iamStatements(template).filter((s) => JSON.stringify(s.Resource ?? '').includes(id));
+    expect(naming).toHaveLength(2);
+  });
+
+  test('the publishers get METRICS_LOG_GROUP, PROJECT_NAME and a 60 s interval; the others nothing', () => {
+    const objects = appliedManifests(template);
+    const envOf = (service: string) => {
+      const deployment = objects.find(
+        (o) => o.kind === 'Deployment' && (o.metadata as { name: string }).name === service,
+      ) as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } };
+      return Object.fromEntries(
+        (deployment.spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]),
+      );
+    };
+    for (const service of ['manifest-processor', 'cost-monitor']) {
+      expect(envOf(service)).toMatchObject({
+        // The log group's name is a token in the template: its Ref.
+        METRICS_LOG_GROUP: '<token>',
+        PROJECT_NAME: 'gco',
+        METRICS_INTERVAL_MS: '60000',
+        REGION: 'us-east-1',
+      });
+    }
+    for (const service of ['health-monitor', 'inference-proxy']) {
+      expect(envOf(service)).not.toHaveProperty('METRICS_LOG_GROUP');
+    }
+    const manifestText = JSON.stringify(
+      resources(template, 'Custom::AWSCDK-EKS-KubernetesResource').map(([, r]) => r.Properties.Manifest),
+    );
+    expect(manifestText).toContain(`{"Ref":"${metricsLogGroupId(template)}"}`);
+  });
+
+  test('each daily renewal names its certificate (alb, services) and the project for the expiry metric', () => {
+    const inputs = resources(template, 'AWS::Events::Rule')
+      .flatMap(([, rule]) => (rule.Properties.Targets as { Input?: unknown }[] | undefined) ?? [])
+      .map((target) => JSON.parse(joined(target.Input)) as Json)
+      .filter((input) => input.Kind === 'CertificateRenewal');
+    expect(inputs.map((i) => [i.Certificate, i.Project, i.DnsNames]).sort()).toEqual(
+      [
+        ['alb', 'gco', [expect.any(String)]],
+        ['services', 'gco', expect.arrayContaining(['cost-monitor.gco-system.svc'])],
+      ].sort(),
+    );
+  });
+
+  test('cdk-nag: no unsuppressed error', () => {
+    expect(nagErrors(stack)).toEqual([]);
   });
 });

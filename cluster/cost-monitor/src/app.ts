@@ -8,7 +8,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Logger } from 'pino';
 import { EnvReader } from '../../../lambda/shared/env.js';
+import { loadEmfConfig } from '../../shared/emf-config.js';
+import { EmfPublisher } from '../../shared/emf-publisher.js';
 import { createLogger } from '../../shared/logger.js';
+import { replicaId } from '../../shared/replica-id.js';
 import { createService, type Service } from '../../shared/service.js';
 import { WindowClaims } from './claims.js';
 import { loadCostMonitorConfig, type CostMonitorConfig } from './config.js';
@@ -31,6 +34,8 @@ export interface CostMonitorDeps {
   /** Identifies this replica in window claims; defaults to the host (pod) name plus a random suffix. */
   instanceId?: string;
   scheduler?: { tickMs?: number; leaseSeconds?: number; staleAfterMs?: number; autoStart?: boolean };
+  /** CostReportsWritten / CostReportFailures (EMF); started with the scheduler, flushed when it stops. */
+  metrics?: EmfPublisher;
 }
 
 export interface CostMonitor extends Service {
@@ -72,6 +77,7 @@ export async function createCostMonitor(deps: CostMonitorDeps): Promise<CostMoni
     clock,
     ...(deps.scheduler?.tickMs ? { tickMs: deps.scheduler.tickMs } : {}),
     ...(deps.scheduler?.staleAfterMs ? { staleAfterMs: deps.scheduler.staleAfterMs } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
     log,
   });
   let closed = false;
@@ -90,12 +96,14 @@ export async function createCostMonitor(deps: CostMonitorDeps): Promise<CostMoni
     onClose: async () => {
       closed = true;
       await scheduler.stop();
+      await deps.metrics?.stop();
     },
     routes: async (app) => {
       await app.register(internalRoutes, { prefix: INTERNAL_PREFIX, config, reports, scheduler, clock });
     },
   });
   if (deps.scheduler?.autoStart !== false) scheduler.start();
+  deps.metrics?.start();
   return Object.assign(service, { reports, scheduler, claims });
 }
 
@@ -111,7 +119,10 @@ export async function createCostMonitorFromEnv(
   const config = loadCostMonitorConfig(read);
   // The pod name identifies the replica holding a window claim.
   const instanceId = read.optional('POD_NAME') ?? hostname();
+  const emf = loadEmfConfig(read);
+  const metricsStream = replicaId(read);
   read.finish();
+  const logger = overrides.logger ?? createLogger(SERVICE_NAME, SERVICE_VERSION);
   // Bounded SDK calls: a hung dependency must surface as a failed tick, not a stuck scheduler.
   const requestHandler = { connectionTimeout: 5_000, requestTimeout: 30_000 };
   return createCostMonitor({
@@ -120,6 +131,11 @@ export async function createCostMonitorFromEnv(
     dynamo: overrides.dynamo ?? new DynamoDBClient({ region: config.region, requestHandler }),
     instanceId,
     ...(overrides.https ? { https: overrides.https } : {}),
-    ...(overrides.logger ? { logger: overrides.logger } : {}),
+    logger,
+    metrics: new EmfPublisher({
+      config: emf,
+      streamName: metricsStream,
+      logger: logger.child({ component: 'emf-publisher' }),
+    }),
   });
 }

@@ -4,6 +4,7 @@
  * still claimed by another replica is looked at again on the next tick, so a crashed winner's window is
  * taken over once its lease expires.
  */
+import type { MetricsSink } from '../../shared/emf-publisher.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { WindowClaims } from './claims.js';
 import { rfc3339 } from './opencost.js';
@@ -28,6 +29,8 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** The task counts as dead when no tick has finished for this long (a hung dependency). */
   staleAfterMs?: number;
+  /** Told of every report this replica wrote (CostReportsWritten) or failed to write (CostReportFailures). */
+  metrics?: MetricsSink;
   log?: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -121,6 +124,12 @@ export class ReportScheduler {
     this.lastTickAt = now;
     const outcome = await this.attempt(window, now);
     this.lastOutcome = outcome;
+    // Only the replica that tried to write reports it: the others' outcomes are not runs of their own.
+    if (outcome === 'written' || outcome === 'recorded') {
+      this.opts.metrics?.publish({ costReportsWritten: 1, costReportFailures: 0 });
+    } else if (outcome === 'failed') {
+      this.opts.metrics?.publish({ costReportsWritten: 0, costReportFailures: 1 });
+    }
     return outcome;
   }
 

@@ -3,14 +3,19 @@
  * deletes jobs; and fronts the central job queue, job templates, webhooks and this region's cost-monitor
  * (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
  */
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { EnvReader } from '../../../lambda/shared/env.js';
 import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
+import { loadEmfConfig } from '../../shared/emf-config.js';
+import { EmfPublisher } from '../../shared/emf-publisher.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
+import { createLogger } from '../../shared/logger.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../shared/json-scan.js';
+import { replicaId } from '../../shared/replica-id.js';
 import { createService, type Service } from '../../shared/service.js';
 import { ManifestApplier } from './apply.js';
 import { createCentralTableFeatures, type CentralTableFeatures } from './central-table-features.js';
@@ -103,6 +108,8 @@ export interface ManifestProcessorOverrides {
   keys?: KeySource;
   spotPrices?: SpotPriceSource;
   logger?: Logger;
+  /** Client of the platform metrics' log group (tests point one at a local server). */
+  cloudWatchLogs?: CloudWatchLogsClient;
 }
 
 /** manifest-processor as its environment describes it: main.ts and the local platform both start it here. */
@@ -118,6 +125,8 @@ export async function createManifestProcessorFromEnv(
   const templates = loadTemplateConfig(read);
   const webhooks = loadWebhookConfig(read);
   const costSettings = loadCostMonitorClientSettings(read);
+  const emf = loadEmfConfig(read);
+  const metricsStream = replicaId(read);
   // The central tables live in the global region (ARCHITECTURE.md).
   const globalRegion = read.string('GLOBAL_REGION', config.region);
   read.finish();
@@ -133,6 +142,15 @@ export async function createManifestProcessorFromEnv(
     policy,
     source: { region: config.region, cluster: config.clusterName },
     ...(overrides.spotPrices ? { spotPrices: overrides.spotPrices } : {}),
+    metrics: new EmfPublisher({
+      config: emf,
+      streamName: metricsStream,
+      ...(overrides.cloudWatchLogs ? { client: overrides.cloudWatchLogs } : {}),
+      // A failed flush must show up even where the loops were given no logger.
+      logger: (overrides.logger ?? createLogger(SERVICE_NAME, SERVICE_VERSION)).child({
+        component: 'emf-publisher',
+      }),
+    }),
     ...logger,
   });
   return createManifestProcessor({

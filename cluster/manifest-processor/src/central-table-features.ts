@@ -7,6 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { EmfPublisher } from '../../shared/emf-publisher.js';
 import type { ReadinessCheck } from '../../shared/probes.js';
 import type { ValidationPolicy } from './policy/index.js';
 import { createQueue, type Queue, type QueueConfig, type SpotPriceSource } from './queue/index.js';
@@ -15,6 +16,7 @@ import {
   DeliveryStore,
   DeliveryWorker,
   JobEventWatcher,
+  WebhookMetrics,
   WebhookStore,
   type WebhookConfig,
 } from './webhooks/index.js';
@@ -40,6 +42,11 @@ export interface CentralTableFeaturesOptions {
   source: { region: string; cluster: string };
   spotPrices?: SpotPriceSource;
   logger?: Logger;
+  /**
+   * Platform metrics (EMF) of the queue worker and the webhook worker; started and stopped (last flush)
+   * with the loops. Left out, the loops run without metrics.
+   */
+  metrics?: EmfPublisher;
 }
 
 export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): CentralTableFeatures {
@@ -51,6 +58,7 @@ export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): C
     kubeConfig: opts.kubeConfig,
     policy,
     ...(opts.spotPrices ? { spotPrices: opts.spotPrices } : {}),
+    ...(opts.metrics ? { metrics: { sink: opts.metrics, intervalMs: opts.metrics.intervalMs } } : {}),
     ...logger,
   });
   const templates = new TemplateStore(dynamodb, opts.templates.tableName);
@@ -66,7 +74,22 @@ export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): C
     source: opts.source,
     ...logger,
   });
-  const worker = new DeliveryWorker({ webhooks: webhookStore, deliveries, config: webhookConfig, ...logger });
+  const webhookMetrics =
+    opts.metrics && webhookConfig.deliveryEnabled
+      ? new WebhookMetrics({
+          deliveries,
+          sink: opts.metrics,
+          intervalMs: opts.metrics.intervalMs,
+          ...(opts.logger ? { logger: opts.logger.child({ component: 'webhook-metrics' }) } : {}),
+        })
+      : undefined;
+  const worker = new DeliveryWorker({
+    webhooks: webhookStore,
+    deliveries,
+    config: webhookConfig,
+    ...(webhookMetrics ? { outcomes: webhookMetrics } : {}),
+    ...logger,
+  });
   return {
     queue,
     templates,
@@ -83,10 +106,14 @@ export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): C
         watcher.start();
         worker.start();
       }
+      webhookMetrics?.start();
+      opts.metrics?.start();
     },
     async close() {
-      await Promise.all([watcher.stop(), worker.stop()]);
+      await Promise.all([watcher.stop(), worker.stop(), webhookMetrics?.stop()]);
       await queue.close();
+      // After the loops: their last values go out with the final flush.
+      await opts.metrics?.stop();
     },
   };
 }

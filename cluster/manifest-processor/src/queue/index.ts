@@ -5,10 +5,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { MetricsSink } from '../../../shared/emf-publisher.js';
 import type { ReadinessCheck } from '../../../shared/probes.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import type { QueueConfig } from './config.js';
 import { KubeJobDispatcher, type JobDispatcher } from './dispatcher.js';
+import { QueueMetrics } from './metrics.js';
 import type { QueueRouteDeps } from './routes.js';
 import { Ec2SpotPriceSource, type SpotPriceSource } from './spot-prices.js';
 import { QueueStore } from './store.js';
@@ -27,6 +29,7 @@ export {
   type ObservedState,
 } from './dispatcher.js';
 export { canonicalJson, requestHash } from './idempotency.js';
+export { QueueMetrics, type QueueMetricsOptions, type QueueMetricValues } from './metrics.js';
 export { jobView, type JobView, type K8sRef, type QueuedJob } from './record.js';
 export { cancelQueuedJob, QUEUE_PREFIX, queueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
 export { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
@@ -44,12 +47,16 @@ export interface QueueOptions {
   dispatcher?: JobDispatcher;
   logger?: Logger;
   now?: () => number;
+  /** Where the region's QueueDepth / OldestQueuedJobAgeSeconds go, and how often (with the worker only). */
+  metrics?: { sink: MetricsSink; intervalMs: number };
 }
 
 export interface Queue {
   readonly config: QueueConfig;
   readonly store: QueueStore;
   readonly worker: QueueWorker;
+  /** The backlog metrics task, when metrics are wired and the worker runs continuously. */
+  readonly metrics: QueueMetrics | undefined;
   /** Options of the queueRoutes plugin (registered under QUEUE_PREFIX). */
   readonly routeDeps: QueueRouteDeps;
   /** For createService({ readiness }): the worker task, only when it runs continuously. */
@@ -82,10 +89,23 @@ export function createQueue(opts: QueueOptions): Queue {
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.logger ? { logger: opts.logger.child({ component: 'queue-worker' }) } : {}),
   });
+  // Published by the replicas that run the worker: a processor serving only routes has no region to watch.
+  const metrics =
+    opts.metrics && config.workerEnabled
+      ? new QueueMetrics({
+          store,
+          sink: opts.metrics.sink,
+          region: config.region,
+          intervalMs: opts.metrics.intervalMs,
+          ...(opts.now ? { now: opts.now } : {}),
+          ...(opts.logger ? { logger: opts.logger.child({ component: 'queue-metrics' }) } : {}),
+        })
+      : undefined;
   return {
     config,
     store,
     worker,
+    metrics,
     routeDeps: {
       store,
       policy: opts.policy,
@@ -98,9 +118,10 @@ export function createQueue(opts: QueueOptions): Queue {
     readiness: config.workerEnabled ? { queue_worker: () => worker.running } : {},
     start() {
       if (config.workerEnabled) worker.start();
+      metrics?.start();
     },
     async close() {
-      await worker.stop();
+      await Promise.all([worker.stop(), metrics?.stop()]);
       ownSpotSource?.destroy();
     },
   };

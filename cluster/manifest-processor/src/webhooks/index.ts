@@ -15,6 +15,7 @@ export {
   type JobEvent,
   type JobPayload,
 } from './events.js';
+export { WebhookMetrics, type WebhookMetricsOptions, type WebhookMetricValues } from './metrics.js';
 export { webhookRoutes, WEBHOOKS_PREFIX, type WebhookRouteDeps } from './routes.js';
 export { ListWebhooksQuery, WebhookEventSchema, WebhookPath, WebhookRequest } from './schemas.js';
 export {

@@ -9,7 +9,7 @@
  * to the lease expiry, so a crashed worker's item becomes due again by itself.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateQuery, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   asMap,
   listAttribute,
@@ -297,6 +297,36 @@ export class DeliveryStore extends TableStore {
       }),
     );
     return (out.Items ?? []).map(deliveryFrom);
+  }
+
+  /**
+   * The outbox backlog for the WebhookOutboxDepth / OldestWebhookOutboxEntryAgeSeconds metrics: every
+   * undelivered item (pending-index holds exactly the pending and delivering ones, due or not) and the
+   * earliest created_at among them. One paginated Query projecting only created_at: the index is ordered
+   * by next attempt, not by age, so the oldest item can be anywhere in it.
+   */
+  async backlog(): Promise<{ depth: number; oldestCreatedAt: string | undefined }> {
+    let depth = 0;
+    let oldest: string | undefined;
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: this.tableName,
+        IndexName: PENDING_INDEX,
+        KeyConditionExpression: '#pending = :pending',
+        ProjectionExpression: 'created_at',
+        ExpressionAttributeNames: { '#pending': 'pending' },
+        ExpressionAttributeValues: { ':pending': PENDING },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        depth++;
+        const created = stringAttribute(item, 'created_at');
+        if (created && (oldest === undefined || created < oldest)) oldest = created;
+      }
+    }
+    return { depth, oldestCreatedAt: oldest };
   }
 
   /**

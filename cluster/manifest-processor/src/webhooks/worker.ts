@@ -41,6 +41,8 @@ export interface DeliveryWorkerOptions {
   logger?: Logger;
   now?: () => number;
   random?: () => number;
+  /** Told every pass's outcomes (WebhookMetrics counts them for the delivery metrics). */
+  outcomes?: { record(result: DeliveryPassResult): void };
 }
 
 export type DeliveryPassResult = Record<
@@ -117,6 +119,7 @@ export class DeliveryWorker extends PolledTask {
         }
       }),
     );
+    this.opts.outcomes?.record(result);
     return result;
   }
 
