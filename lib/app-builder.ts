@@ -17,11 +17,20 @@ export interface PlatformApp {
   readonly analyticsStack?: AnalyticsStack;
 }
 
+export interface BuildOptions {
+  /** Account of every stack, as if the CLI had credentials (tests); default CDK_DEFAULT_ACCOUNT. */
+  readonly account?: string;
+}
+
 /**
  * Creates the app and every stack. `context` is added to whatever the CDK CLI passes (cdk.json, `-c`);
  * throws ConfigError when the resulting config is invalid.
  */
-export function buildApp(context: Record<string, unknown> = {}, appProps: AppProps = {}): PlatformApp {
+export function buildApp(
+  context: Record<string, unknown> = {},
+  appProps: AppProps = {},
+  options: BuildOptions = {},
+): PlatformApp {
   const app = new App({
     ...appProps,
     context: {
@@ -34,12 +43,13 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
   });
   const config = configFromApp(app);
 
-  const globalStack = addGlobalStack(app, config);
+  const globalStack = addGlobalStack(app, config, options);
   const regionalStacks = new Map<string, RegionalStack>();
   for (const region of config.regions) {
     const name = config.regionalStackName(region);
     const stack = new RegionalStack(app, name, {
       config,
+      account: options.account,
       region,
       stackName: name,
       globalStack,
@@ -49,14 +59,15 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
     stack.addStackDependency(globalStack, "reads the global stack's secrets, role and accelerator by name");
     regionalStacks.set(region, stack);
   }
-  const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config) : undefined;
+  const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config, options) : undefined;
   return { app, config, globalStack, regionalStacks, ...(analyticsStack ? { analyticsStack } : {}) };
 }
 
 /** `<project>-global`, as the app has it (tests build it alone with this). */
-export function addGlobalStack(app: App, config: PlatformConfig): GlobalStack {
+export function addGlobalStack(app: App, config: PlatformConfig, options: BuildOptions = {}): GlobalStack {
   return new GlobalStack(app, config.globalStackName, {
     config,
+    account: options.account,
     stackName: config.globalStackName,
     // The accelerator listener ARN reaches the regional stacks' endpoint groups this way (SSM-backed).
     crossRegionReferences: true,
@@ -64,6 +75,14 @@ export function addGlobalStack(app: App, config: PlatformConfig): GlobalStack {
 }
 
 /** `<project>-analytics`, as the app has it (tests build it alone with this). */
-export function addAnalyticsStack(app: App, config: PlatformConfig): AnalyticsStack {
-  return new AnalyticsStack(app, config.analyticsStackName, { config, stackName: config.analyticsStackName });
+export function addAnalyticsStack(
+  app: App,
+  config: PlatformConfig,
+  options: BuildOptions = {},
+): AnalyticsStack {
+  return new AnalyticsStack(app, config.analyticsStackName, {
+    config,
+    account: options.account,
+    stackName: config.analyticsStackName,
+  });
 }

@@ -70,7 +70,10 @@ export class RegionalStack extends PlatformStack {
       description: `${config.projectName} resources in ${region}: cluster, load balancer and regional API`,
     });
 
-    this.network = new RegionalNetwork(this, 'Network');
+    this.network = new RegionalNetwork(this, 'Network', {
+      configuredIds: config.eks.availabilityZoneIds[region],
+      accelerated: config.acceleratorRegions.includes(region),
+    });
     const { vpc, privateSubnets: subnets } = this.network;
     this.storage = new RegionalStorage(this, 'Storage', {
       costReportsTableName: tableName(config.projectName, TABLES.costReports),
@@ -81,6 +84,7 @@ export class RegionalStack extends PlatformStack {
       projectName: config.projectName,
       vpc,
       subnets,
+      adminPrincipalArns: config.eks.adminPrincipalArns,
     });
     const cluster = this.eks.cluster;
 
