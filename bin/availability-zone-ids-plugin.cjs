@@ -5,4 +5,4 @@
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- a CommonJS shim; the typed plugin is the .ts file */
 const { require: tsxRequire } = require('tsx/cjs/api');
 
-module.exports = tsxRequire('./availability-zone-ids-plugin.ts', __filename).plugin;
+module.exports = tsxRequire('./availability-zone-ids-lookup.ts', __filename).plugin;

@@ -8,7 +8,8 @@
  * bootstrap lookup role ARN), so this does what the CLI's own lookups do: assume the lookup role, and
  * fall back to the default credential chain when that is not possible.
  *
- * Loaded through bin/availability-zone-ids-plugin.cjs (the CLI require()s plugins).
+ * Loaded through bin/availability-zone-ids-plugin.cjs (the CLI require()s plugins; a different base
+ * name, so module resolution never takes one file for the other).
  */
 import { DescribeAvailabilityZonesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import type { EC2ClientConfig } from '@aws-sdk/client-ec2';
