@@ -130,6 +130,8 @@ describe('registration', () => {
             [AZ_ID_LOOKUP_LOADED_ENV]: '',
             CDK_DISABLE_CLI_TELEMETRY: 'true',
             AWS_EC2_METADATA_DISABLED: 'true',
+            // The CLI's caches stay in the test's directory.
+            CDK_HOME: join(dir, '.cdk'),
           },
         },
       );
