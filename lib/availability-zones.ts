@@ -62,7 +62,7 @@ const ACCELERATOR_REASON = 'Global Accelerator takes no endpoints there';
 /**
  * The AZ IDs of `region` the VPC avoids, with the reason: the EKS ones always, the Global Accelerator
  * ones when the region is an accelerator endpoint group (every AZ of the internal ALB should take
- * accelerated traffic; each of those regions has at least three other AZs).
+ * accelerated traffic; ap-northeast-1 has three AZs besides apne1-az3).
  */
 export function excludedAzIds(
   region: string,
