@@ -39,4 +39,5 @@ const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).
 console.log(`\nSynthesized ${rows.length} stacks into ${relative(process.cwd(), outDir) || '.'}/:`);
 console.log(line(header));
 for (const row of rows) console.log(line(row));
-console.log('\nDeploy (global stack first, then each region): npx cdk deploy <stack> --no-notices');
+// npm run cdk loads the AZ-ID lookup plugin a deploy with credentials needs (docs/operations.md).
+console.log('\nDeploy (global stack first, then each region): npm run cdk -- deploy <stack>');

@@ -17,23 +17,33 @@ export interface PlatformApp {
   readonly analyticsStack?: AnalyticsStack;
 }
 
+export interface BuildOptions {
+  /** Account of every stack, as if the CLI had credentials (tests); default CDK_DEFAULT_ACCOUNT. */
+  readonly account?: string;
+}
+
 /**
  * Creates the app and every stack. `context` is added to whatever the CDK CLI passes (cdk.json, `-c`);
  * throws ConfigError when the resulting config is invalid.
  */
-export function buildApp(context: Record<string, unknown> = {}, appProps: AppProps = {}): PlatformApp {
+export function buildApp(
+  context: Record<string, unknown> = {},
+  appProps: AppProps = {},
+  options: BuildOptions = {},
+): PlatformApp {
   // No CDK cross-region references (crossRegionReferences stays off, so an accidental one fails synth):
   // the accelerator listener ARN reaches the regional stacks through SSM parameters the global stack
   // writes (lib/constructs/accelerator-listener-parameters.ts); everything else is found by name.
   const app = new App({ ...appProps, context: { ...appProps.context, ...context } });
   const config = configFromApp(app);
 
-  const globalStack = addGlobalStack(app, config);
+  const globalStack = addGlobalStack(app, config, options);
   const regionalStacks = new Map<string, RegionalStack>();
   for (const region of config.regions) {
     const name = config.regionalStackName(region);
     const stack = new RegionalStack(app, name, {
       config,
+      account: options.account,
       region,
       stackName: name,
       globalStack,
@@ -45,19 +55,28 @@ export function buildApp(context: Record<string, unknown> = {}, appProps: AppPro
     );
     regionalStacks.set(region, stack);
   }
-  const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config) : undefined;
+  const analyticsStack = config.analyticsApi.enabled ? addAnalyticsStack(app, config, options) : undefined;
   return { app, config, globalStack, regionalStacks, ...(analyticsStack ? { analyticsStack } : {}) };
 }
 
 /** `<project>-global`, as the app has it (tests build it alone with this). */
-export function addGlobalStack(app: App, config: PlatformConfig): GlobalStack {
+export function addGlobalStack(app: App, config: PlatformConfig, options: BuildOptions = {}): GlobalStack {
   return new GlobalStack(app, config.globalStackName, {
     config,
+    account: options.account,
     stackName: config.globalStackName,
   });
 }
 
 /** `<project>-analytics`, as the app has it (tests build it alone with this). */
-export function addAnalyticsStack(app: App, config: PlatformConfig): AnalyticsStack {
-  return new AnalyticsStack(app, config.analyticsStackName, { config, stackName: config.analyticsStackName });
+export function addAnalyticsStack(
+  app: App,
+  config: PlatformConfig,
+  options: BuildOptions = {},
+): AnalyticsStack {
+  return new AnalyticsStack(app, config.analyticsStackName, {
+    config,
+    account: options.account,
+    stackName: config.analyticsStackName,
+  });
 }

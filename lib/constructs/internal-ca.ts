@@ -12,7 +12,7 @@
  *   (same ACM ARN, same secret; the pods reload the secret), so no deploy is needed to keep it valid.
  * Private keys exist only in Secrets Manager and ACM, never in a template, an attribute or a log.
  */
-import { CustomResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
@@ -181,7 +181,8 @@ export class InternalCertificate extends Construct {
             'ACM assigns the certificate id at import: ImportCertificate/DeleteCertificate are granted on the ' +
             "region's certificates of this account; the CA secret replica is named, its random suffix is not",
           appliesTo: [
-            `Resource::arn:<AWS::Partition>:acm:${stack.region}:<AWS::AccountId>:certificate/*`,
+            // The account is a token when synthesized without credentials, a number under `cdk deploy`.
+            `Resource::arn:<AWS::Partition>:acm:${stack.region}:${Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account}:certificate/*`,
             { regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*:secret:.*-\\?\\?\\?\\?\\?\\?$/g' },
           ],
         },

@@ -8,6 +8,7 @@
  * (`eks.amazonaws.com/v1`) registers the pods in the CDK-made ALB target groups — no AWS Load Balancer
  * Controller, node groups or add-on versions to operate.
  */
+import { createHash } from 'node:crypto';
 import { KubectlV34Layer } from '@aws-cdk/lambda-layer-kubectl-v34';
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
@@ -31,6 +32,8 @@ export interface PlatformClusterProps {
   readonly vpc: IVpc;
   /** Subnets of the control-plane ENIs, the nodes and the kubectl provider (private, with egress). */
   readonly subnets: SubnetSelection;
+  /** IAM roles/users given cluster admin (`eks.admin_principal_arns`). */
+  readonly adminPrincipalArns: readonly string[];
 }
 
 export class PlatformCluster extends Construct {
@@ -71,6 +74,15 @@ export class PlatformCluster extends Construct {
         "aws-eks-v2 renders EncryptionConfig Resources: ['secrets'] (the only value EKS accepts); the " +
         'cluster construct offers no way to leave it out',
     });
+    // Access entries (authentication mode API, as aws-eks-v2 sets it): besides the kubectl handler's role
+    // (added by the construct) and the CloudFormation role that created the cluster, only these principals
+    // are cluster admins; nobody needs aws-auth.
+    // Ids from the ARN, not the list position: removing one admin must not move another to a new logical
+    // id, which CloudFormation would create before deleting the old entry of the same principal (a clash).
+    for (const principal of props.adminPrincipalArns) {
+      const digest = createHash('sha256').update(principal).digest('hex').slice(0, 12);
+      this.cluster.grantClusterAdmin(`Admin${digest}`, principal);
+    }
     // metrics.k8s.io for health-monitor's utilization and the job metrics route; Auto Mode does not ship it.
     new Addon(this, 'MetricsServer', { cluster: this.cluster, addonName: 'metrics-server' });
   }

@@ -27,10 +27,15 @@ import {
 import type { ISecurityGroup, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { availabilityZonesFor } from '../availability-zone-lookup.js';
+import type { AvailabilityZoneOptions } from '../availability-zone-lookup.js';
 import { logAllVpcTraffic } from './vpc-flow-logs.js';
 
 /** Address space of every regional VPC (regions are never peered, so they may share it). */
 export const VPC_CIDR = '10.0.0.0/16';
+
+/** How the region's AZs are chosen (lib/availability-zone-lookup.ts). */
+export type RegionalNetworkProps = AvailabilityZoneOptions;
 
 export class RegionalNetwork extends Construct {
   readonly vpc: Vpc;
@@ -39,11 +44,13 @@ export class RegionalNetwork extends Construct {
   /** Security group of the interface endpoints: HTTPS from the VPC. */
   readonly endpointSecurityGroup: ISecurityGroup;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: RegionalNetworkProps) {
     super(scope, id);
+    // Account known (every `cdk deploy`): AZ names chosen by ID, so none EKS refuses; else Fn::GetAZs (2).
+    const availabilityZones = availabilityZonesFor(this, props);
     this.vpc = new Vpc(this, 'Vpc', {
       ipAddresses: IpAddresses.cidr(VPC_CIDR),
-      maxAzs: 3,
+      ...(availabilityZones ? { availabilityZones } : { maxAzs: 3 }),
       // natGateways keeps its default, one per AZ: an AZ outage must not cut the other AZs' egress.
       // No isolated subnets: nothing in the region lives without egress (no databases).
       subnetConfiguration: [

@@ -190,11 +190,15 @@ export class GlobalStack extends PlatformStack {
             'Regional API ids are assigned at deploy time in other regions: the grant names the region, account, stage, ' +
             'method and path of each aggregate route and wildcards only the API id; discovery reads the parameters ' +
             'under /<project>/regional-api/ (one per region)',
+          // The account is a token when synthesized without credentials, a number under `cdk deploy`.
           appliesTo: [
-            { regex: '/^Resource::arn:<AWS::Partition>:execute-api:[a-z0-9-]+:<AWS::AccountId>:\\*\\//g' },
             {
               regex:
-                '/^Resource::arn:<AWS::Partition>:ssm:[a-z0-9-]+:<AWS::AccountId>:parameter\\/.*\\/\\*$/g',
+                '/^Resource::arn:<AWS::Partition>:execute-api:[a-z0-9-]+:(<AWS::AccountId>|\\d{12}):\\*\\//g',
+            },
+            {
+              regex:
+                '/^Resource::arn:<AWS::Partition>:ssm:[a-z0-9-]+:(<AWS::AccountId>|\\d{12}):parameter\\/.*\\/\\*$/g',
             },
           ],
         },

@@ -10,6 +10,11 @@ import type { PlatformConfig } from '../config.js';
 export interface PlatformStackProps extends StackProps {
   /** The deployment config (lib/config.ts). */
   readonly config: PlatformConfig;
+  /**
+   * Account to deploy to. Default: CDK_DEFAULT_ACCOUNT, which the CDK CLI sets when it has credentials;
+   * without one the stack is environment-agnostic.
+   */
+  readonly account?: string;
 }
 
 /** Where a stack deploys and how it describes itself. */
@@ -25,11 +30,11 @@ export abstract class PlatformStack extends Stack {
   readonly config: PlatformConfig;
 
   protected constructor(scope: Construct, id: string, props: PlatformStackProps, placement: StackPlacement) {
-    const { config, ...stackProps } = props;
+    const { config, account, ...stackProps } = props;
     super(scope, id, {
       description: placement.description,
       ...stackProps,
-      env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: placement.region },
+      env: { account: account ?? process.env.CDK_DEFAULT_ACCOUNT, region: placement.region },
     });
     this.config = config;
     Tags.of(this).add('Project', config.projectName);

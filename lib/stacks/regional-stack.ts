@@ -75,7 +75,10 @@ export class RegionalStack extends PlatformStack {
       description: `${config.projectName} resources in ${region}: cluster, load balancer and regional API`,
     });
 
-    this.network = new RegionalNetwork(this, 'Network');
+    this.network = new RegionalNetwork(this, 'Network', {
+      configuredIds: config.eks.availabilityZoneIds[region],
+      accelerated: config.acceleratorRegions.includes(region),
+    });
     const { vpc, privateSubnets: subnets } = this.network;
     const removalPolicy = dataRemovalPolicy(config);
     this.storage = new RegionalStorage(this, 'Storage', {
@@ -88,6 +91,7 @@ export class RegionalStack extends PlatformStack {
       projectName: config.projectName,
       vpc,
       subnets,
+      adminPrincipalArns: config.eks.adminPrincipalArns,
     });
     const cluster = this.eks.cluster;
     // KMS keys are retained by default; under "destroy" the cluster's key is scheduled for deletion too.

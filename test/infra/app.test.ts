@@ -8,6 +8,7 @@ import type { Stack } from 'aws-cdk-lib';
 import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { ConfigError } from '../../lib/config.js';
+import { TEST_ACCOUNT, testAccountContext } from '../support/availability-zone-context.js';
 import {
   addNagPacks,
   cdkJsonContext,
@@ -17,13 +18,17 @@ import {
 } from '../support/stack-templates.js';
 
 // Version reporting embeds a library-version hash in every template; keep it out of the snapshots.
-function build(context: Record<string, unknown>): PlatformApp {
+function build(context: Record<string, unknown>, account: string | undefined): PlatformApp {
   // Bundling is proven by test/infra/global-stack.test.ts and `npm run synth`; asset hashes are masked
   // in the snapshots anyway, so skipping it here only saves time.
-  const built = buildApp(context, {
-    analyticsReporting: false,
-    context: { 'aws:cdk:bundling-stacks': [] },
-  });
+  const built = buildApp(
+    context,
+    {
+      analyticsReporting: false,
+      context: { 'aws:cdk:bundling-stacks': [] },
+    },
+    account === undefined ? {} : { account },
+  );
   // Aspects must be in place before the first synth.
   addNagPacks(built.app);
   return built;
@@ -35,7 +40,9 @@ const stacksOf = (built: PlatformApp): Stack[] => [
   ...(built.analyticsStack ? [built.analyticsStack] : []),
 ];
 
-const configs: [string, Record<string, unknown>, Record<string, string>][] = [
+// The optional account: the shape `cdk deploy` synthesizes (the CLI has credentials, so every stack has
+// the account, and the AZ lookups are in cdk.context.json): 3 AZs and 3 NAT gateways per region.
+const configs: [string, Record<string, unknown>, Record<string, string>, string?][] = [
   ['default (cdk.json)', cdkJsonContext(), { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' }],
   [
     'three regions',
@@ -71,10 +78,27 @@ const configs: [string, Record<string, unknown>, Record<string, string>][] = [
     { analytics_api: { enabled: true } },
     { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1', 'gco-analytics': 'us-east-2' },
   ],
+  [
+    'default with account + AZ context',
+    { ...cdkJsonContext(), ...testAccountContext() },
+    { 'gco-global': 'us-east-2', 'gco-us-east-1': 'us-east-1' },
+    TEST_ACCOUNT,
+  ],
+  [
+    'three regions with account + AZ context',
+    { project_name: 'acme', regions: ['us-east-1', 'eu-west-1', 'ap-southeast-2'], ...testAccountContext() },
+    {
+      'acme-global': 'us-east-2',
+      'acme-us-east-1': 'us-east-1',
+      'acme-eu-west-1': 'eu-west-1',
+      'acme-ap-southeast-2': 'ap-southeast-2',
+    },
+    TEST_ACCOUNT,
+  ],
 ];
 
-describe.each(configs)('%s', (_name, context, expectedStacks) => {
-  const built = build(context);
+describe.each(configs)('%s', (_name, context, expectedStacks, account) => {
+  const built = build(context, account);
 
   test('creates the expected stacks, each in its region', () => {
     const actual = Object.fromEntries(stacksOf(built).map((s) => [s.stackName, s.region]));
@@ -94,6 +118,10 @@ describe.each(configs)('%s', (_name, context, expectedStacks) => {
       expect(assembly.getStackByName(stack.stackName).tags).toEqual({ Project: built.config.projectName });
       expect(stack.templateOptions.description).toMatch(new RegExp(`^${built.config.projectName} `));
     }
+  });
+
+  test('every context lookup is answered (nothing left for the CLI to look up)', () => {
+    expect(built.app.synth().manifest.missing ?? []).toEqual([]);
   });
 
   test('templates match their snapshots', () => {
