@@ -5,14 +5,7 @@
  * synth-time dimensions (APIs by name, the platform's own metrics), drawn from the same alarm specs.
  */
 import { Duration } from 'aws-cdk-lib';
-import {
-  AlarmStatusWidget,
-  Dashboard,
-  GraphWidget,
-  MathExpression,
-  Metric,
-  TextWidget,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { CompositeAlarm, IMetric, IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { policyMetric, policyThreshold } from './alarm-set.js';
@@ -46,22 +39,29 @@ export function alarmWidgets(entries: readonly AlarmEntry[]): IWidget[] {
 }
 
 /**
- * One graph per spec, every metric placed in `region`. An expression is drawn as its inner metrics
- * (dashboards cannot evaluate math over another region's metrics), e.g. each buffered route's p99.
+ * One graph per spec, its metrics in `region`. The dashboard lives in `dashboardRegion`; an expression
+ * over another region's metrics is drawn as its inner metrics (e.g. each buffered route's p99), with the
+ * threshold line only where the expression is a MAX of them (a ratio's threshold is no line on counts).
  */
-export function crossRegionWidgets(specs: readonly AlarmSpec[], region: string): IWidget[] {
+export function crossRegionWidgets(
+  specs: readonly AlarmSpec[],
+  region: string,
+  dashboardRegion: string,
+): IWidget[] {
   return specs.map((spec) => {
     const policy = ALARM_POLICIES[spec.policy];
     const alarmed = policyMetric(spec.metric, policy);
-    const inner: IMetric[] =
-      alarmed instanceof MathExpression ? Object.values(alarmed.usingMetrics) : [alarmed];
-    const placed = inner.map((m) => (m instanceof Metric ? m.with({ region }) : m));
-    return thresholdGraph(
-      `${region}: ${spec.title}`,
-      placed,
-      policyThreshold(policy, spec.timeout, spec.id),
-      region,
+    const threshold = policyThreshold(policy, spec.timeout, spec.id);
+    const title = `${region}: ${spec.title}`;
+    if (region === dashboardRegion) return thresholdGraph(title, [alarmed], threshold);
+    if (alarmed instanceof Metric)
+      return thresholdGraph(title, [alarmed.with({ region })], threshold, region);
+    const inner = Object.values(alarmed.usingMetrics).map((m) =>
+      m instanceof Metric ? m.with({ region }) : m,
     );
+    return alarmed.expression.startsWith('MAX(')
+      ? thresholdGraph(title, inner, threshold, region)
+      : new GraphWidget({ title, left: inner, width: WIDGET_WIDTH, height: WIDGET_HEIGHT, region });
   });
 }
 

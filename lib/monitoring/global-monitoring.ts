@@ -97,15 +97,15 @@ export class GlobalMonitoring extends Construct {
     const sections: DashboardSection[] = [
       { title: `Global stack (${stack.region})`, widgets: alarmWidgets(set.entries) },
       ...config.regions.map((region) => ({
-        title: `${config.regionalStackName(region)} (cross-region; its own dashboard has the ALB and functions)`,
-        widgets: crossRegionWidgets(portableRegionalAlarms(config, region), region),
+        title: `${config.regionalStackName(region)} (its own dashboard adds the ALB and functions)`,
+        widgets: crossRegionWidgets(portableRegionalAlarms(config, region), region, stack.region),
       })),
     ];
     if (config.analyticsApi.enabled) {
       const region = config.analyticsApi.region;
       sections.push({
-        title: `${config.analyticsStackName} (cross-region)`,
-        widgets: crossRegionWidgets(portableAnalyticsAlarms(config), region),
+        title: `${config.analyticsStackName} (its own dashboard adds the functions)`,
+        widgets: crossRegionWidgets(portableAnalyticsAlarms(config), region, stack.region),
       });
     }
     addDashboard(this, 'Dashboard', { name: stackName, composite, entries: set.entries, sections });

@@ -67,7 +67,7 @@ export function portableRegionalAlarms(config: PlatformConfig, region: string): 
       metric: metric('costReportsWritten'),
     },
     ...(['alb', 'services'] as const).map((certificate): AlarmSpec => ({
-      id: `${certificate}-certificate-expiry`,
+      id: `${certificate}-internal-certificate-expiry`,
       title: `Internal certificate (${certificate}): days to expiry`,
       policy: 'internalCertificateDaysToExpiry',
       metric: platformMetric('certificateDaysToExpiry', p, region, { certificate }),
@@ -154,7 +154,7 @@ export class RegionalMonitoring extends Construct {
       });
     }
     set.add({
-      id: 'alb-certificate-days-to-expiry',
+      id: 'alb-acm-certificate-expiry',
       title: 'ALB certificate (ACM): days to expiry',
       policy: 'acmDaysToExpiry',
       metric: stack.albCertificate.certificate.metricDaysToExpiry(),
