@@ -30,9 +30,12 @@ export const eventsMetricsNamespace = (project: string): string => `GCO/Analytic
 export const EVENTS_METRICS = { total: 'EventsTotalRecords', failed: 'EventsFailedRecords' } as const;
 
 /** The analytics alarms whose metrics have synth-time dimensions (API by name, stream by name). */
-export function portableAnalyticsAlarms(config: PlatformConfig): AlarmSpec[] {
+export function portableAnalyticsAlarms(config: PlatformConfig): {
+  readonly api: AlarmSpec[];
+  readonly stream: AlarmSpec[];
+} {
   const p = config.projectName;
-  const stream = (metricName: string): Metric =>
+  const streamMetric = (metricName: string): Metric =>
     new Metric({
       namespace: 'AWS/Kinesis',
       metricName,
@@ -40,24 +43,24 @@ export function portableAnalyticsAlarms(config: PlatformConfig): AlarmSpec[] {
     });
   const events = (metricName: string): Metric =>
     new Metric({ namespace: eventsMetricsNamespace(p), metricName });
-  return [
-    ...apiAlarmSpecs({
-      id: 'analytics-api',
-      title: 'Analytics API',
-      apiName: analyticsApiName(p),
-      definition: analyticsApiDefinition(config),
-    }),
+  const api = apiAlarmSpecs({
+    id: 'analytics-api',
+    title: 'Analytics API',
+    apiName: analyticsApiName(p),
+    definition: analyticsApiDefinition(config),
+  });
+  const stream: AlarmSpec[] = [
     {
       id: 'events-stream-iterator-age',
       title: 'Events stream: consumer iterator age (ms)',
       policy: 'kinesisIteratorAge',
-      metric: stream('GetRecords.IteratorAgeMilliseconds'),
+      metric: streamMetric('GetRecords.IteratorAgeMilliseconds'),
     },
     {
       id: 'events-stream-write-throttles',
       title: 'Events stream: throttled writes',
       policy: 'kinesisWriteThrottles',
-      metric: stream('WriteProvisionedThroughputExceeded'),
+      metric: streamMetric('WriteProvisionedThroughputExceeded'),
     },
     {
       id: 'events-failed-record-rate',
@@ -70,6 +73,7 @@ export function portableAnalyticsAlarms(config: PlatformConfig): AlarmSpec[] {
       }),
     },
   ];
+  return { api, stream };
 }
 
 export class AnalyticsMonitoring extends Construct {
@@ -110,8 +114,7 @@ export class AnalyticsMonitoring extends Construct {
     const set = new AlarmSet(this, 'Alarms', stackName);
     this.alarms = set;
     const portable = portableAnalyticsAlarms(config);
-    const api = portable.filter((s) => s.id.startsWith('analytics-api-'));
-    api.forEach((s) => set.add(s));
+    portable.api.forEach((s) => set.add(s));
     const fns = stack.functions;
     addFunctionAlarms(set, { id: 'admin', title: 'Analytics admin function', fn: fns.admin });
     addFunctionAlarms(set, { id: 'authorizer', title: 'Analytics API-key authorizer', fn: fns.authorizer });
@@ -122,7 +125,7 @@ export class AnalyticsMonitoring extends Construct {
       fn: fns.warehouseSetup,
     });
     const apiAndFunctions = set.entries.length;
-    portable.filter((s) => !s.id.startsWith('analytics-api-')).forEach((s) => set.add(s));
+    portable.stream.forEach((s) => set.add(s));
     const composite = set.compose(this.topic.topic);
 
     const widgets = alarmWidgets(set.entries);

@@ -2,8 +2,7 @@
  * The alarms of one Lambda function: Errors and Throttles; for a streaming function, the longest
  * Duration against its timeout (a stream cut by the timeout ends the caller's response mid-way).
  */
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Duration } from 'aws-cdk-lib';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AlarmSet } from './alarm-set.js';
 
 export interface MonitoredFunction {
@@ -11,9 +10,9 @@ export interface MonitoredFunction {
   readonly id: string;
   /** For humans, e.g. `Aggregator function`. */
   readonly title: string;
-  readonly fn: IFunction;
-  /** The function's timeout: given for streaming functions, which get the Duration alarm. */
-  readonly streamingTimeout?: Duration;
+  readonly fn: LambdaFunction;
+  /** A streaming function: also the Duration alarm, against the function's own timeout. */
+  readonly streaming?: true;
 }
 
 export function addFunctionAlarms(set: AlarmSet, f: MonitoredFunction): void {
@@ -29,13 +28,15 @@ export function addFunctionAlarms(set: AlarmSet, f: MonitoredFunction): void {
     policy: 'lambdaThrottles',
     metric: f.fn.metricThrottles(),
   });
-  if (f.streamingTimeout) {
+  if (f.streaming) {
+    const timeout = f.fn.timeout;
+    if (!timeout) throw new Error(`${f.id}: a streaming function without a timeout`);
     set.add({
       id: `${f.id}-duration`,
-      title: `${f.title}: longest stream vs the ${f.streamingTimeout.toSeconds()} s timeout`,
+      title: `${f.title}: longest stream vs the ${timeout.toSeconds()} s timeout`,
       policy: 'streamDurationNearTimeout',
       metric: f.fn.metricDuration(),
-      timeout: f.streamingTimeout.toMilliseconds(),
+      timeout: timeout.toMilliseconds(),
     });
   }
 }

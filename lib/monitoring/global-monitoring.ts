@@ -15,7 +15,7 @@ import { portableAnalyticsAlarms } from './analytics-monitoring.js';
 import { addDashboard, alarmWidgets, crossRegionWidgets } from './dashboards.js';
 import type { DashboardSection } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
-import { portableRegionalAlarms, timeoutOf } from './regional-monitoring.js';
+import { portableRegionalAlarms } from './regional-monitoring.js';
 
 export class GlobalMonitoring extends Construct {
   readonly topic: AlarmTopic;
@@ -54,14 +54,15 @@ export class GlobalMonitoring extends Construct {
         id: 'inference-stream-proxy',
         title: 'Global inference stream proxy',
         fn: inference,
-        streamingTimeout: timeoutOf(inference.timeout, 'inference-stream-proxy'),
+        streaming: true,
       });
     }
     const studioLogin = fns['studio-login'];
     if (studioLogin) addFunctionAlarms(set, { id: 'studio-login', title: 'Studio login', fn: studioLogin });
 
     if (stack.waf) {
-      const webAclName = stack.waf.webAcl.name ?? `${config.projectName}-global-api`;
+      const webAclName = stack.waf.webAcl.name;
+      if (webAclName === undefined) throw new Error(`${stackName}: the web ACL has no name`);
       set.add({
         id: 'waf-blocked-requests',
         title: 'WAF: blocked requests',
@@ -98,14 +99,22 @@ export class GlobalMonitoring extends Construct {
       { title: `Global stack (${stack.region})`, widgets: alarmWidgets(set.entries) },
       ...config.regions.map((region) => ({
         title: `${config.regionalStackName(region)} (its own dashboard adds the ALB and functions)`,
-        widgets: crossRegionWidgets(portableRegionalAlarms(config, region), region, stack.region),
+        widgets: crossRegionWidgets(
+          Object.values(portableRegionalAlarms(config, region)).flat(),
+          region,
+          stack.region,
+        ),
       })),
     ];
     if (config.analyticsApi.enabled) {
       const region = config.analyticsApi.region;
       sections.push({
         title: `${config.analyticsStackName} (its own dashboard adds the functions)`,
-        widgets: crossRegionWidgets(portableAnalyticsAlarms(config), region, stack.region),
+        widgets: crossRegionWidgets(
+          Object.values(portableAnalyticsAlarms(config)).flat(),
+          region,
+          stack.region,
+        ),
       });
     }
     addDashboard(this, 'Dashboard', { name: stackName, composite, entries: set.entries, sections });

@@ -16,6 +16,7 @@ import { apiAlarmSpecs } from './api-alarms.js';
 import { addDashboard, alarmWidgets } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { platformMetric } from './metrics.js';
+import type { PlatformMetricId } from '../../cluster/shared/platform-metrics.js';
 
 /** The regional REST API's name (lib/constructs/regional-api.ts names it so). */
 export const regionalApiName = (project: string, region: string): string =>
@@ -25,16 +26,19 @@ export const regionalApiName = (project: string, region: string): string =>
  * The region's alarms whose metrics have synth-time dimensions: the regional API by name and the
  * platform's own metrics. The regional stack alarms on them; the global dashboard draws them.
  */
-export function portableRegionalAlarms(config: PlatformConfig, region: string): AlarmSpec[] {
+export function portableRegionalAlarms(
+  config: PlatformConfig,
+  region: string,
+): { readonly api: AlarmSpec[]; readonly platform: AlarmSpec[] } {
   const p = config.projectName;
-  const metric = (id: Parameters<typeof platformMetric>[0]): Metric => platformMetric(id, p, region);
-  return [
-    ...apiAlarmSpecs({
-      id: 'regional-api',
-      title: `Regional API (${region})`,
-      apiName: regionalApiName(p, region),
-      definition: regionalApiDefinition(config),
-    }),
+  const metric = (id: PlatformMetricId): Metric => platformMetric(id, p, region);
+  const api = apiAlarmSpecs({
+    id: 'regional-api',
+    title: `Regional API (${region})`,
+    apiName: regionalApiName(p, region),
+    definition: regionalApiDefinition(config),
+  });
+  const platform: AlarmSpec[] = [
     {
       id: 'queue-oldest-job-age',
       title: 'Oldest queued job age (s)',
@@ -73,6 +77,7 @@ export function portableRegionalAlarms(config: PlatformConfig, region: string): 
       metric: platformMetric('certificateDaysToExpiry', p, region, { certificate }),
     })),
   ];
+  return { api, platform };
 }
 
 export class RegionalMonitoring extends Construct {
@@ -96,11 +101,7 @@ export class RegionalMonitoring extends Construct {
     this.alarms = set;
 
     const portable = portableRegionalAlarms(config, region);
-    const [apiSpecs, platformSpecs] = [
-      portable.filter((s) => s.id.startsWith('regional-api-')),
-      portable.filter((s) => !s.id.startsWith('regional-api-')),
-    ];
-    apiSpecs.forEach((s) => set.add(s));
+    portable.api.forEach((s) => set.add(s));
     addFunctionAlarms(set, {
       id: 'control-plane-proxy',
       title: 'Regional control-plane proxy',
@@ -110,7 +111,7 @@ export class RegionalMonitoring extends Construct {
       id: 'inference-stream-proxy',
       title: 'Regional inference stream proxy',
       fn: stack.proxies.inference,
-      streamingTimeout: timeoutOf(stack.proxies.inference.timeout, 'inference-stream-proxy'),
+      streaming: true,
     });
     const apiAndFunctions = set.entries.length;
 
@@ -161,7 +162,7 @@ export class RegionalMonitoring extends Construct {
     });
     const alb = set.entries.length;
 
-    platformSpecs.forEach((s) => set.add(s));
+    portable.platform.forEach((s) => set.add(s));
     const composite = set.compose(this.topic.topic);
 
     const widgets = alarmWidgets(set.entries);
@@ -176,10 +177,4 @@ export class RegionalMonitoring extends Construct {
       ],
     });
   }
-}
-
-/** A function's timeout (every PlatformFunction sets one). */
-export function timeoutOf<T>(timeout: T | undefined, what: string): T {
-  if (timeout === undefined) throw new Error(`${what}: no timeout`);
-  return timeout;
 }
