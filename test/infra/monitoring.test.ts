@@ -766,6 +766,23 @@ describe('dashboards', () => {
   });
 });
 
+test('every policy fits what PutMetricAlarm accepts', () => {
+  for (const [id, policy] of Object.entries(ALARM_POLICIES)) {
+    const range = policy.periodSeconds * policy.evaluationPeriods;
+    expect({ id, periodOk: policy.periodSeconds % 60 === 0 }).toEqual({ id, periodOk: true });
+    // The evaluation range: one day for periods under an hour, seven days otherwise.
+    expect({ id, rangeOk: range <= (policy.periodSeconds < 3600 ? 86_400 : 604_800) }).toEqual({
+      id,
+      rangeOk: true,
+    });
+    expect({ id, datapointsOk: policy.datapointsToAlarm <= policy.evaluationPeriods }).toEqual({
+      id,
+      datapointsOk: true,
+    });
+    expect(policy.why.length).toBeGreaterThan(20);
+  }
+});
+
 test('monitoring.enabled=false: no topic, key policy, alarm, composite, metric filter or dashboard', () => {
   for (const stack of stacksOf(off)) {
     const template = Template.fromStack(stack);
