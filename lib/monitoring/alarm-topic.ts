@@ -8,7 +8,7 @@
  * that replaces the default topic policy, CloudWatch alarms of this account and region are allowed to
  * publish explicitly.
  */
-import { Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -67,6 +67,12 @@ export class AlarmTopic extends Construct {
         conditions: fromThisAccountsAlarms,
       }),
     );
+
+    // On the stack itself, so the output keeps its plain name: subscribe by hand (`aws sns subscribe`).
+    new CfnOutput(stack, 'AlarmTopicArn', {
+      value: this.topic.topicArn,
+      description: 'SNS topic the composite alarm notifies',
+    });
 
     const subscriptions = [
       ...props.emailAddresses.map((address) => this.topic.addSubscription(new EmailSubscription(address))),

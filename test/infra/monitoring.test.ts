@@ -498,6 +498,7 @@ function expectTopic(stack: Stack): void {
   expect(topics).toHaveLength(1);
   const [topicId, topic] = topics[0] as [string, Resource];
   expect(topic.Properties.TopicName).toBe(`${stack.stackName}-alarms`);
+  expect((template.toJSON().Outputs as Record<string, Json>).AlarmTopicArn?.Value).toEqual({ Ref: topicId });
   const keyRef = text(topic.Properties.KmsMasterKeyId);
   const keyId = /^GetAtt:([^.]+)\.Arn$/.exec(keyRef)?.[1] ?? '';
   const key = template.findResources('AWS::KMS::Key')[keyId] as Resource;
