@@ -28,6 +28,7 @@ import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
 import { PlatformFunction, routeFunctionTimeout } from '../constructs/platform-function.js';
 import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
+import { AnalyticsMonitoring } from '../monitoring/analytics-monitoring.js';
 import { PlatformStack } from './platform-stack.js';
 import type { PlatformStackProps } from './platform-stack.js';
 
@@ -75,6 +76,8 @@ export class AnalyticsStack extends PlatformStack {
   };
   /** Only when the warehouse is enabled. */
   readonly warehouse?: AnalyticsWarehouse;
+  /** Only when `monitoring.enabled`. */
+  readonly monitoring?: AnalyticsMonitoring;
 
   constructor(scope: Construct, id: string, props: AnalyticsStackProps) {
     const { config } = props;
@@ -293,6 +296,9 @@ export class AnalyticsStack extends PlatformStack {
       new CfnOutput(this, 'RedshiftWorkgroupName', { value: warehouse.workgroup.workgroupName });
       new CfnOutput(this, 'RedshiftStreamRoleArn', { value: warehouse.streamRole.roleArn });
     }
+
+    // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
+    if (config.monitoring.enabled) this.monitoring = new AnalyticsMonitoring(this, 'Monitoring');
   }
 
   /**

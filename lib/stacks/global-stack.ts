@@ -51,6 +51,7 @@ import { PlatformRestApi } from '../constructs/platform-rest-api.js';
 import { PlatformTable } from '../constructs/platform-table.js';
 import { SigningKeySecret } from '../constructs/signing-key-secret.js';
 import { StudioEnvironment } from '../constructs/studio-environment.js';
+import { GlobalMonitoring } from '../monitoring/global-monitoring.js';
 import { TABLES, tableName } from '../tables.js';
 import type { TableId } from '../tables.js';
 import { PlatformStack } from './platform-stack.js';
@@ -83,6 +84,8 @@ export class GlobalStack extends PlatformStack {
   readonly waf?: GlobalApiWaf;
   /** Only when `analytics_environment.enabled`. */
   readonly studio?: StudioEnvironment;
+  /** Only when `monitoring.enabled`. */
+  readonly monitoring?: GlobalMonitoring;
 
   constructor(scope: Construct, id: string, props: GlobalStackProps) {
     const { config } = props;
@@ -354,5 +357,8 @@ export class GlobalStack extends PlatformStack {
     if (this.accelerator) {
       new CfnOutput(this, 'AcceleratorDnsName', { value: this.accelerator.dnsName });
     }
+
+    // ---- monitoring (docs/operations.md): topic, alarms, composite, global dashboard ---------------
+    if (config.monitoring.enabled) this.monitoring = new GlobalMonitoring(this, 'Monitoring');
   }
 }

@@ -40,6 +40,7 @@ import { RegionalApi } from '../constructs/regional-api.js';
 import { RegionalNetwork } from '../constructs/regional-network.js';
 import { RegionalProxies } from '../constructs/regional-proxies.js';
 import { RegionalStorage } from '../constructs/regional-storage.js';
+import { RegionalMonitoring } from '../monitoring/regional-monitoring.js';
 import type { GlobalStack } from './global-stack.js';
 import { PlatformStack } from './platform-stack.js';
 import type { PlatformStackProps } from './platform-stack.js';
@@ -66,6 +67,8 @@ export class RegionalStack extends PlatformStack {
   readonly services: ClusterServices;
   /** Only in an accelerator region (`config.acceleratorRegions`). */
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
+  /** Only when `monitoring.enabled`. */
+  readonly monitoring?: RegionalMonitoring;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     const { region, globalStack, ...platformProps } = props;
@@ -221,5 +224,8 @@ export class RegionalStack extends PlatformStack {
 
     // Last: the cluster's subtree is complete only once the ALB rule and the services are in it.
     suppressEksClusterInternals(cluster);
+
+    // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
+    if (config.monitoring.enabled) this.monitoring = new RegionalMonitoring(this, 'Monitoring');
   }
 }
