@@ -136,6 +136,16 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
   const makeCa = async (commonName: string, at: Date): Promise<CaKeyPair> =>
     (deps.generateCa ?? (await pki()).generateCa)(commonName, at);
 
+  /** One EMF line with the certificate's days to expiry (the expiry alarm's metric). */
+  function reportDaysToExpiry(
+    target: { certificate: CertificateName; project: string } | undefined,
+    days: number | undefined,
+  ): void {
+    if (target === undefined || days === undefined || deps.region === undefined) return;
+    const dimensions = { Project: target.project, Region: deps.region, Certificate: target.certificate };
+    emitMetrics(JSON.stringify(emfDocument(now().getTime(), dimensions, { certificateDaysToExpiry: days })));
+  }
+
   async function secretString(secretId: string): Promise<string | undefined> {
     try {
       return (await deps.secrets.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
@@ -201,12 +211,14 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
       event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
         ? event.PhysicalResourceId
         : undefined;
-    const { arn } = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
+    const { arn, certificatePem } = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
     logger.info('certificate issued and imported', {
       request: event.RequestType,
       certificate_arn: arn,
       dns_names: dnsNames,
     });
+    // The first data point of the expiry alarm, a day before the first scheduled renewal reports.
+    reportDaysToExpiry(metricTarget(props), (await pki()).daysToExpiry(certificatePem, now()));
     return {
       PhysicalResourceId: arn,
       Data: { CertificateArn: arn, CaCertificatePem: ca.certificatePem },
@@ -273,17 +285,7 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
       }
     };
     // Logged whatever happens next: a renewal failing day after day shows as days running out.
-    const report = (days: number | undefined): void => {
-      if (target === undefined || days === undefined || deps.region === undefined) return;
-      const dimensions = {
-        Project: target.project,
-        Region: deps.region,
-        Certificate: target.certificate,
-      };
-      emitMetrics(
-        JSON.stringify(emfDocument(now().getTime(), dimensions, { certificateDaysToExpiry: days })),
-      );
-    };
+    const report = (days: number | undefined): void => reportDaysToExpiry(target, days);
     const pair = parseKeyPair(stored);
     let ca: CaKeyPair;
     try {

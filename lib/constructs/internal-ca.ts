@@ -198,6 +198,9 @@ export class InternalCertificate extends Construct {
         CaSecretId: props.caSecretName,
         KeyPairSecretId: keyPair.secretArn,
         DnsNames: props.dnsNames,
+        // Dimensions of the days-to-expiry metric the handler logs after issuing (and daily on renewal).
+        Certificate: props.metricName,
+        Project: props.projectName,
         ...(props.generation !== undefined ? { Generation: props.generation } : {}),
       },
     });

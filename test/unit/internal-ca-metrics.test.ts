@@ -1,7 +1,7 @@
 /**
  * The daily internal-certificate renewal logs one EMF line with InternalCertificateDaysToExpiry (Lambda
  * extracts the metric from stdout): for the certificate kept, the one re-issued, or the one still in
- * place when the run fails. Secrets Manager and ACM through aws-sdk-client-mock (no local server).
+ * place when the run fails; issuing at deploy time logs the first one. Secrets Manager and ACM through aws-sdk-client-mock (no local server).
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { ACMClient, ImportCertificateCommand } from '@aws-sdk/client-acm';
@@ -19,7 +19,7 @@ import {
   SERVER_VALIDITY_DAYS,
   type CaKeyPair,
 } from '../../lambda/internal-ca/pki.js';
-import { memoryLogger } from './lambda/events.js';
+import { customResourceEvent, memoryLogger } from './lambda/events.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kp-AbCdEf';
@@ -133,5 +133,31 @@ describe('CertificateRenewal: InternalCertificateDaysToExpiry', () => {
     expect(await handler(legacy)).toEqual({ Renewed: false });
     expect(lines).toEqual([]);
     expect(logger.text()).toContain('no days-to-expiry metric');
+  });
+});
+
+describe('Certificate custom resource: the first data point at deploy time', () => {
+  const certificateProps = {
+    Kind: 'Certificate',
+    CaSecretId: CA_SECRET,
+    KeyPairSecretId: KEY_PAIR_SECRET,
+    DnsNames: [HOST],
+    Certificate: 'services',
+    Project: 'gco',
+  };
+
+  test.each(['Create', 'Update'] as const)('%s logs the new certificate’s days to expiry', async (type) => {
+    const at = new Date();
+    const { handler, lines } = setup({ [CA_SECRET]: JSON.stringify(ca) }, at);
+    await handler(customResourceEvent(type, certificateProps, CERT_ARN));
+    const days = daysIn(lines, at, 'services');
+    expect(days).toBeGreaterThan(SERVER_VALIDITY_DAYS - 2);
+    expect(days).toBeLessThanOrEqual(SERVER_VALIDITY_DAYS);
+  });
+
+  test('Delete logs no metric', async () => {
+    const { handler, lines } = setup({ [CA_SECRET]: JSON.stringify(ca) }, new Date());
+    await handler(customResourceEvent('Delete', certificateProps, 'placeholder'));
+    expect(lines).toEqual([]);
   });
 });
