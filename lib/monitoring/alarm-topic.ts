@@ -8,7 +8,7 @@
  * that replaces the default topic policy, CloudWatch alarms of this account and region are allowed to
  * publish explicitly.
  */
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -41,6 +41,10 @@ export class AlarmTopic extends Construct {
     this.key = new Key(this, 'Key', {
       description: `${props.topicName}: encrypts the alarm topic; CloudWatch alarms may use it`,
       enableKeyRotation: true,
+      // It encrypts only notifications in flight, nothing at rest worth keeping: deleted with the stack
+      // (after KMS's shortest waiting period) instead of piling up retained keys across redeploys.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
     });
     this.key.addToResourcePolicy(
       new PolicyStatement({

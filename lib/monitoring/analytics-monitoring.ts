@@ -39,7 +39,7 @@ export function portableAnalyticsAlarms(config: PlatformConfig): {
     new Metric({
       namespace: 'AWS/Kinesis',
       metricName,
-      dimensionsMap: { StreamName: analyticsStreamName(p) },
+      dimensionsMap: { StreamName: analyticsStreamName(p, config.resourceGeneration) },
     });
   const events = (metricName: string): Metric =>
     new Metric({ namespace: eventsMetricsNamespace(p), metricName });

@@ -503,6 +503,9 @@ function expectTopic(stack: Stack): void {
   const keyId = /^GetAtt:([^.]+)\.Arn$/.exec(keyRef)?.[1] ?? '';
   const key = template.findResources('AWS::KMS::Key')[keyId] as Resource;
   expect(key.Properties.EnableKeyRotation).toBe(true);
+  // Deleted with the stack (nothing at rest to keep), after KMS's shortest waiting period.
+  expect(key.Properties.PendingWindowInDays).toBe(7);
+  expect((key as Resource & { DeletionPolicy?: string }).DeletionPolicy).toBe('Delete');
   const keyStatements = (key.Properties.KeyPolicy as { Statement: Json[] }).Statement;
   expect(keyStatements).toContainEqual(
     expect.objectContaining({
