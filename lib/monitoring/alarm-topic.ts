@@ -16,6 +16,7 @@ import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscrip
 import { SubscriptionProtocol } from 'aws-cdk-lib/aws-sns';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import type { MonitoringConfig } from '../config.js';
 
 export interface AlarmTopicProps {
   /** `<stack>-alarms`. */
@@ -29,6 +30,15 @@ export interface AlarmTopicProps {
 export class AlarmTopic extends Construct {
   readonly topic: Topic;
   readonly key: Key;
+
+  /** The topic of a platform stack: `<stack>-alarms`, subscribed as `monitoring.*` says. */
+  static forStack(scope: Construct, stackName: string, monitoring: MonitoringConfig): AlarmTopic {
+    return new AlarmTopic(scope, 'Topic', {
+      topicName: `${stackName}-alarms`,
+      emailAddresses: monitoring.alarmEmailAddresses,
+      httpsEndpoints: monitoring.alarmHttpsEndpoints,
+    });
+  }
 
   constructor(scope: Construct, id: string, props: AlarmTopicProps) {
     super(scope, id);

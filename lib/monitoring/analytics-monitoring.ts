@@ -87,11 +87,7 @@ export class AnalyticsMonitoring extends Construct {
     if (stack.restApi.api.restApiName !== analyticsApiName(p)) {
       throw new Error(`${stackName}: the analytics API is not named ${analyticsApiName(p)}`);
     }
-    this.topic = new AlarmTopic(this, 'Topic', {
-      topicName: `${stackName}-alarms`,
-      emailAddresses: config.monitoring.alarmEmailAddresses,
-      httpsEndpoints: config.monitoring.alarmHttpsEndpoints,
-    });
+    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
 
     // `events batch` lines of answered batches (a failed request logs no `total`).
     const answered = FilterPattern.all(

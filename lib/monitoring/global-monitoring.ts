@@ -24,11 +24,7 @@ export class GlobalMonitoring extends Construct {
   constructor(stack: GlobalStack, id: string) {
     super(stack, id);
     const { config, stackName } = stack;
-    this.topic = new AlarmTopic(this, 'Topic', {
-      topicName: `${stackName}-alarms`,
-      emailAddresses: config.monitoring.alarmEmailAddresses,
-      httpsEndpoints: config.monitoring.alarmHttpsEndpoints,
-    });
+    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
     const set = new AlarmSet(this, 'Alarms', stackName);
     this.alarms = set;
 

@@ -92,11 +92,7 @@ export class RegionalMonitoring extends Construct {
         `${stackName}: the regional API is not named ${regionalApiName(config.projectName, region)}`,
       );
     }
-    this.topic = new AlarmTopic(this, 'Topic', {
-      topicName: `${stackName}-alarms`,
-      emailAddresses: config.monitoring.alarmEmailAddresses,
-      httpsEndpoints: config.monitoring.alarmHttpsEndpoints,
-    });
+    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
     const set = new AlarmSet(this, 'Alarms', stackName);
     this.alarms = set;
 
