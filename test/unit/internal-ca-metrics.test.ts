@@ -1,17 +1,10 @@
 /**
  * The daily internal-certificate renewal logs one EMF line with InternalCertificateDaysToExpiry (Lambda
  * extracts the metric from stdout): for the certificate kept, the one re-issued, or the one still in
- * place when the run fails; issuing at deploy time logs the first one. Secrets Manager and ACM through aws-sdk-client-mock (no local server).
+ * place when the run fails; issuing at deploy time logs the first one. Secrets Manager and ACM are
+ * test/unit/lambda/fake-internal-ca-aws.ts.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { ACMClient, ImportCertificateCommand } from '@aws-sdk/client-acm';
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  ResourceNotFoundException as SecretNotFound,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
 import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import {
   generateCa,
@@ -20,6 +13,7 @@ import {
   type CaKeyPair,
 } from '../../lambda/internal-ca/pki.js';
 import { customResourceEvent, memoryLogger } from './lambda/events.js';
+import { fakeInternalCaAws } from './lambda/fake-internal-ca-aws.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kp-AbCdEf';
@@ -43,24 +37,11 @@ beforeAll(() => {
 });
 
 function setup(stored: Record<string, string>, at: Date) {
-  const secrets = mockClient(SecretsManagerClient);
-  const acm = mockClient(ACMClient);
-  const values = new Map(Object.entries(stored));
-  secrets.on(GetSecretValueCommand).callsFake((input: { SecretId: string }) => {
-    const value = values.get(input.SecretId);
-    if (value === undefined) throw new SecretNotFound({ message: 'not found', $metadata: {} });
-    return { SecretString: value };
-  });
-  secrets.on(PutSecretValueCommand).callsFake((input: { SecretId: string; SecretString: string }) => {
-    values.set(input.SecretId, input.SecretString);
-    return {};
-  });
-  acm.on(ImportCertificateCommand).resolves({ CertificateArn: CERT_ARN });
+  const { clients } = fakeInternalCaAws(stored, CERT_ARN);
   const lines: string[] = [];
   const logger = memoryLogger();
   const handler = createHandler({
-    secrets: new SecretsManagerClient({}),
-    acm: new ACMClient({}),
+    ...clients,
     logger,
     now: () => at,
     region: 'eu-west-1',

@@ -7,19 +7,12 @@ import { createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import {
-  ACMClient,
   DeleteCertificateCommand,
   ImportCertificateCommand,
   ResourceInUseException,
   ResourceNotFoundException as AcmNotFound,
 } from '@aws-sdk/client-acm';
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  ResourceNotFoundException as SecretNotFound,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
+import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import forge from 'node-forge';
 import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
 import {
@@ -32,6 +25,7 @@ import {
 } from '../../lambda/internal-ca/pki.js';
 import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
 import { customResourceEvent as event, memoryLogger } from './lambda/events.js';
+import { fakeInternalCaAws } from './lambda/fake-internal-ca-aws.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:kp-AbCdEf';
@@ -49,26 +43,11 @@ const certProps = {
 };
 
 function setup(stored: Record<string, string> = {}, now?: () => Date) {
-  const secrets = mockClient(SecretsManagerClient);
-  const acm = mockClient(ACMClient);
-  const values = new Map(Object.entries(stored));
-  secrets.on(GetSecretValueCommand).callsFake((input: { SecretId: string }) => {
-    const value = values.get(input.SecretId);
-    if (value === undefined) throw new SecretNotFound({ message: 'not found', $metadata: {} });
-    return { SecretString: value };
-  });
-  secrets.on(PutSecretValueCommand).callsFake((input: { SecretId: string; SecretString: string }) => {
-    values.set(input.SecretId, input.SecretString);
-    return {};
-  });
-  acm.on(ImportCertificateCommand).callsFake((input: { CertificateArn?: string }) => ({
-    CertificateArn: input.CertificateArn ?? CERT_ARN,
-  }));
+  const { secrets, acm, values, clients } = fakeInternalCaAws(stored, CERT_ARN);
   const logger = memoryLogger();
   let generated = 0;
   const handler = createHandler({
-    secrets: new SecretsManagerClient({}),
-    acm: new ACMClient({}),
+    ...clients,
     logger,
     ...(now ? { now } : {}),
     generateCa: (name, at) => {
