@@ -14,6 +14,7 @@ import {
   excludedAzIds,
 } from '../../lib/availability-zones.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
+import { regionalStackOf } from '../support/platform-app.js';
 import {
   availabilityZoneContext,
   idsKey,
@@ -30,12 +31,6 @@ function build(context: Record<string, unknown>, account: string | null = TEST_A
     { analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } },
     account === null ? {} : { account },
   );
-}
-
-function regional(built: PlatformApp, region: string): RegionalStack {
-  const stack = built.regionalStacks.get(region);
-  if (!stack) throw new Error(`no regional stack for ${region}`);
-  return stack;
 }
 
 interface SubnetResource {
@@ -89,7 +84,7 @@ function withPluginLoaded<T>(fn: () => T): T {
 
 describe('account whose us-east-1c is use1-az3 (EKS refuses it)', () => {
   const built = build(availabilityZoneContext(TEST_ACCOUNT, { 'us-east-1': US_EAST_1_WITH_AZ3 }));
-  const stack = regional(built, 'us-east-1');
+  const stack = regionalStackOf(built, 'us-east-1');
   const template = Template.fromStack(stack);
 
   test('the context keys are the ones the CDK derives from the lookups', () => {
@@ -124,7 +119,7 @@ test('configured AZ IDs are honoured, in their order, mapped to this account’s
     eks: { availability_zone_ids: { 'us-east-1': ['use1-az4', 'use1-az6'] } },
     ...availabilityZoneContext(TEST_ACCOUNT, { 'us-east-1': US_EAST_1_WITH_AZ3 }),
   });
-  const stack = regional(built, 'us-east-1');
+  const stack = regionalStackOf(built, 'us-east-1');
   const template = Template.fromStack(stack);
   expect(subnetAzs(template)).toEqual({
     public: ['us-east-1e', 'us-east-1a'],
@@ -140,7 +135,7 @@ test('a configured AZ ID the account does not have is a synth error that names i
     eks: { availability_zone_ids: { 'us-east-1': ['use1-az1', 'use1-az9'] } },
     ...availabilityZoneContext(TEST_ACCOUNT, { 'us-east-1': US_EAST_1_WITH_AZ3 }),
   });
-  expect(errorsOf(regional(built, 'us-east-1'))).toEqual([
+  expect(errorsOf(regionalStackOf(built, 'us-east-1'))).toEqual([
     'eks.availability_zone_ids.us-east-1 names use1-az9, which account 123456789012 does not have available ' +
       'in us-east-1 (its AZs: us-east-1a=use1-az6, us-east-1b=use1-az1, us-east-1c=use1-az3, ' +
       'us-east-1d=use1-az2, us-east-1e=use1-az4, us-east-1f=use1-az5); configure IDs from that list',
@@ -153,7 +148,7 @@ test('fewer than two usable AZs is a synth error', () => {
       'us-east-1': { 'us-east-1a': 'use1-az3', 'us-east-1b': 'use1-az1' },
     }),
   );
-  const errors = errorsOf(regional(built, 'us-east-1'));
+  const errors = errorsOf(regionalStackOf(built, 'us-east-1'));
   expect(errors).toHaveLength(1);
   expect(errors[0]).toMatch(
     /^account 123456789012 has fewer than 2 usable Availability Zones in us-east-1 .*us-east-1a=use1-az3, us-east-1b=use1-az1; left out: use1-az3: EKS refuses control-plane subnets there\)/,
@@ -165,7 +160,7 @@ describe('name→ID map not in the context yet', () => {
 
   test('without the lookup plugin loaded: a synth error telling how to load it', () => {
     const built = build(namesOnly);
-    const errors = errorsOf(regional(built, 'us-east-1'));
+    const errors = errorsOf(regionalStackOf(built, 'us-east-1'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
       /^The Availability Zone IDs of account 123456789012 in us-east-1 are not in cdk\.context\.json/,
@@ -178,7 +173,7 @@ describe('name→ID map not in the context yet', () => {
 
   test('with the plugin loaded: reported as missing context for the CLI to look up, no error', () => {
     const built = withPluginLoaded(() => build(namesOnly));
-    const stack = regional(built, 'us-east-1');
+    const stack = regionalStackOf(built, 'us-east-1');
     expect(errorsOf(stack)).toEqual([]);
     const missing = built.app.synth().manifest.missing ?? [];
     expect(missing.map((m) => ({ key: m.key, provider: m.provider }))).toEqual([
@@ -195,7 +190,7 @@ describe('name→ID map not in the context yet', () => {
 
   test('first pass (neither lookup done yet): both reported, no error', () => {
     const built = withPluginLoaded(() => build({}));
-    expect(errorsOf(regional(built, 'us-east-1'))).toEqual([]);
+    expect(errorsOf(regionalStackOf(built, 'us-east-1'))).toEqual([]);
     expect(missingKeys(built).sort()).toEqual(
       [idsKey(TEST_ACCOUNT, 'us-east-1'), namesKey(TEST_ACCOUNT, 'us-east-1')].sort(),
     );
@@ -207,7 +202,7 @@ test('a region without an excluded AZ ID needs only the CDK’s names: no ID loo
     regions: ['eu-west-1'],
     [namesKey(TEST_ACCOUNT, 'eu-west-1')]: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
   });
-  const stack = regional(built, 'eu-west-1');
+  const stack = regionalStackOf(built, 'eu-west-1');
   expect(stack.network.vpc.availabilityZones).toEqual(['eu-west-1a', 'eu-west-1b', 'eu-west-1c']);
   expect(missingKeys(built)).toEqual([]);
   expect(errorsOf(stack)).toEqual([]);
@@ -225,7 +220,7 @@ test('an accelerator region avoids the AZ ID Global Accelerator takes no endpoin
       },
     }),
   });
-  const stack = regional(built, 'ap-northeast-1');
+  const stack = regionalStackOf(built, 'ap-northeast-1');
   expect(stack.network.vpc.availabilityZones).toEqual([
     'ap-northeast-1a',
     'ap-northeast-1c',
@@ -236,7 +231,7 @@ test('an accelerator region avoids the AZ ID Global Accelerator takes no endpoin
 
 test('no account (npm run synth without credentials): Fn::GetAZs, 2 AZs, no lookup', () => {
   const built = build({}, null);
-  const stack = regional(built, 'us-east-1');
+  const stack = regionalStackOf(built, 'us-east-1');
   const template = Template.fromStack(stack);
   template.resourceCountIs('AWS::EC2::NatGateway', 2);
   expect(subnetAzs(template).private).toEqual([

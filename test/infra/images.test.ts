@@ -11,11 +11,11 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
-import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { CLUSTER_SERVICES } from '../../lib/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
-import { addNagPacks, nagErrors } from '../support/stack-templates.js';
+import { buildForAssertions, regionalStackOf } from '../support/platform-app.js';
+import { nagErrors } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Container {
@@ -25,20 +25,7 @@ interface Container {
 
 const REGIONS = ['us-east-1', 'eu-west-1'];
 
-const build = (context: Json): PlatformApp => {
-  const built = buildApp(
-    { 'aws:cdk:bundling-stacks': [], regions: REGIONS, ...context },
-    { analyticsReporting: false, builtinCloudFormationValidation: false },
-  );
-  addNagPacks(built.app);
-  return built;
-};
-
-const regionalStackOf = (built: PlatformApp, region: string): RegionalStack => {
-  const stack = built.regionalStacks.get(region);
-  if (!stack) throw new Error(`no regional stack for ${region}`);
-  return stack;
-};
+const build = (context: Json): PlatformApp => buildForAssertions({ regions: REGIONS, ...context });
 
 /** Flattens `Fn::Join` / `Fn::Sub` into text, every reference rendered as `<token>`. */
 function joined(value: unknown): string {

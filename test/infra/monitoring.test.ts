@@ -12,12 +12,12 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { ALARM_POLICIES } from '../../lib/monitoring/thresholds.js';
 import type { AlarmPolicyId } from '../../lib/monitoring/thresholds.js';
 import { TABLES } from '../../lib/tables.js';
-import { addNagPacks, nagErrors } from '../support/stack-templates.js';
+import { buildForAssertions } from '../support/platform-app.js';
+import { nagErrors } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -35,14 +35,7 @@ const FULL = {
 const REGION = 'us-east-1';
 const GLOBAL_REGION = 'us-east-2';
 
-const build = (context: Json, nag: boolean): PlatformApp => {
-  const built = buildApp(
-    { 'aws:cdk:bundling-stacks': [], ...context },
-    { analyticsReporting: false, builtinCloudFormationValidation: false },
-  );
-  if (nag) addNagPacks(built.app);
-  return built;
-};
+const build = (context: Json, nag: boolean): PlatformApp => buildForAssertions(context, { nag });
 
 const stacksOf = (built: PlatformApp): Stack[] => [
   built.globalStack,

@@ -10,7 +10,6 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../lib/api-routes.js';
-import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { CLUSTER_NAMESPACE, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
 import { CLUSTER_SERVICES } from '../../lib/routing.js';
@@ -18,7 +17,8 @@ import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
 import type { AlbServiceName } from '../../lib/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
-import { addNagPacks, apiResourcePaths, nagErrors, stageMethodSettings } from '../support/stack-templates.js';
+import { buildForAssertions, regionalStackOf } from '../support/platform-app.js';
+import { apiResourcePaths, nagErrors, stageMethodSettings } from '../support/stack-templates.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -26,20 +26,7 @@ interface Resource {
   Properties: Json;
 }
 
-const build = (context: Json): PlatformApp => {
-  const built = buildApp(
-    { 'aws:cdk:bundling-stacks': [], ...context },
-    { analyticsReporting: false, builtinCloudFormationValidation: false },
-  );
-  addNagPacks(built.app);
-  return built;
-};
-
-const regionalStackOf = (built: PlatformApp, region: string): RegionalStack => {
-  const stack = built.regionalStacks.get(region);
-  if (!stack) throw new Error(`no regional stack for ${region}`);
-  return stack;
-};
+const build = (context: Json): PlatformApp => buildForAssertions(context);
 
 const resources = (template: Template, type: string): [string, Resource][] =>
   Object.entries(template.findResources(type) as Record<string, Resource>);
