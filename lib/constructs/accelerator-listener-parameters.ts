@@ -6,12 +6,11 @@
  * parameter, and a regional stack picks up the new value on its next deploy (docs/operations.md,
  * "Adding and removing a region").
  */
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
+import type { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { suppressAwsCustomResourceFunction } from '../nag-suppressions.js';
+import { RemoteStringParameter } from './remote-string-parameter.js';
 
 export interface AcceleratorListenerParametersProps {
   /** `/<project>/accelerator-listener-arn` (lib/names.ts). */
@@ -30,7 +29,6 @@ export class AcceleratorListenerParameters extends Construct {
 
   constructor(scope: Construct, id: string, props: AcceleratorListenerParametersProps) {
     super(scope, id);
-    const stack = Stack.of(this);
     const { parameterName } = props;
     const logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,
@@ -38,52 +36,16 @@ export class AcceleratorListenerParameters extends Construct {
     });
     const writers = new Map<string, AwsCustomResource>();
     for (const region of props.regions) {
-      const parameterArn = stack.formatArn({
-        service: 'ssm',
+      const parameter = new RemoteStringParameter(this, `Writer-${region}`, {
         region,
-        resource: 'parameter',
-        // formatArn adds the `/` between `parameter` and the name.
-        resourceName: parameterName.replace(/^\//, ''),
+        parameterName,
+        value: props.listenerArn,
+        description: `${props.projectName} accelerator listener (the regional stack's endpoint group)`,
+        physicalResourceId: `${region}:${parameterName}`,
+        logGroup,
       });
-      const put = {
-        service: 'SSM',
-        action: 'putParameter',
-        region,
-        parameters: {
-          Name: parameterName,
-          Value: props.listenerArn,
-          Type: 'String',
-          Overwrite: true,
-          Description: `${props.projectName} accelerator listener (the regional stack's endpoint group)`,
-        },
-        physicalResourceId: PhysicalResourceId.of(`${region}:${parameterName}`),
-      };
-      writers.set(
-        region,
-        new AwsCustomResource(this, `Writer-${region}`, {
-          onCreate: put,
-          onUpdate: put,
-          onDelete: {
-            service: 'SSM',
-            action: 'deleteParameter',
-            region,
-            parameters: { Name: parameterName },
-            // Already gone (deleted by hand): nothing left to clean up.
-            ignoreErrorCodesMatching: 'ParameterNotFound',
-          },
-          // This parameter in this region, nothing else.
-          policy: AwsCustomResourcePolicy.fromStatements([
-            new PolicyStatement({
-              actions: ['ssm:PutParameter', 'ssm:DeleteParameter'],
-              resources: [parameterArn],
-            }),
-          ]),
-          installLatestAwsSdk: false,
-          logGroup,
-        }),
-      );
+      writers.set(region, parameter.writer);
     }
     this.writers = writers;
-    suppressAwsCustomResourceFunction(stack);
   }
 }

@@ -13,12 +13,11 @@ import { Aws, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccountPrincipal, ArnPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { AGGREGATOR_REGIONAL_ROUTES } from '../api-routes.js';
 import type { ApiDefinition } from '../api-routes.js';
-import { suppressAwsCustomResourceFunction } from '../nag-suppressions.js';
 import { PlatformRestApi } from './platform-rest-api.js';
+import { RemoteStringParameter } from './remote-string-parameter.js';
 
 export interface RegionalApiProps {
   /** The regional API definition (lib/api-routes.ts): routes, stage and throttling. */
@@ -91,51 +90,16 @@ export class RegionalApi extends Construct {
     });
     this.url = this.api.api.url;
 
-    const parameterName = props.urlParameterName;
-    const parameterArn = stack.formatArn({
-      service: 'ssm',
+    const publication = new RemoteStringParameter(this, 'UrlParameter', {
       region: props.globalRegion,
-      resource: 'parameter',
-      // formatArn adds the `/` between `parameter` and the name.
-      resourceName: parameterName.replace(/^\//, ''),
-    });
-    const put = {
-      service: 'SSM',
-      action: 'putParameter',
-      region: props.globalRegion,
-      parameters: {
-        Name: parameterName,
-        Value: this.url,
-        Type: 'String',
-        Overwrite: true,
-        Description: `${props.projectName} regional API of ${stack.region} (aggregator discovery)`,
-      },
-      physicalResourceId: PhysicalResourceId.of(parameterName),
-    };
-    const publication = new AwsCustomResource(this, 'UrlParameter', {
-      onCreate: put,
-      onUpdate: put,
-      onDelete: {
-        service: 'SSM',
-        action: 'deleteParameter',
-        region: props.globalRegion,
-        parameters: { Name: parameterName },
-        // Already gone (deleted by hand): nothing left to clean up.
-        ignoreErrorCodesMatching: 'ParameterNotFound',
-      },
-      policy: AwsCustomResourcePolicy.fromStatements([
-        new PolicyStatement({
-          actions: ['ssm:PutParameter', 'ssm:DeleteParameter'],
-          resources: [parameterArn],
-        }),
-      ]),
-      installLatestAwsSdk: false,
+      parameterName: props.urlParameterName,
+      value: this.url,
+      description: `${props.projectName} regional API of ${stack.region} (aggregator discovery)`,
       logGroup: new LogGroup(this, 'UrlParameterLogs', {
         retention: RetentionDays.ONE_MONTH,
         removalPolicy: RemovalPolicy.DESTROY,
       }),
     });
-    suppressAwsCustomResourceFunction(stack);
     // Publish only once the stage is deployed, so the aggregator never discovers a URL that 404s.
     publication.node.addDependency(this.api.api.deploymentStage);
   }
