@@ -19,25 +19,6 @@ export default tseslint.config(
     },
   },
   {
-    // Product code (the CDK app, the Lambdas, the cluster services, the gco CLI) never depends on the
-    // local platform: local/ stands in for AWS and Kubernetes around the product, never the other way round.
-    files: ['lib/**/*.ts', 'lambda/**/*.ts', 'cluster/**/*.ts', 'cli/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.\\.?/)+local(/|$)',
-              message:
-                'Product code (lib/, lambda/, cluster/, cli/) must not import the local platform (local/).',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
     // Tests assert on loosely typed JSON bodies; allow `unsafe-*` there but never `any` annotations.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createInferenceProxy } from '../cluster/inference-proxy/src/app.js';
 import { StaticEndpointSource } from '../cluster/inference-proxy/src/store.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
-import { EnvelopeVerifier } from '../lambda/shared/envelope.js';
-import { staticKeySource } from '../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier } from '../contracts/envelope/envelope.js';
+import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 
 const required = (name: string): string => {
   const value = process.env[name];

@@ -9,11 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
-import { APPLICATION_ID_PARAM } from '../lib/api-routes.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../contracts/analytics-resources.js';
+import { APPLICATION_ID_PARAM } from '../contracts/api-routes.js';
 import { startLocalDynamo } from '../local/dynamodb.js';
 import { startLocalKinesis } from '../local/kinesis.js';
-import { tableName } from '../lib/tables.js';
+import { tableName } from '../contracts/tables.js';
 import * as admin from '../lambda/analytics-admin/index.js';
 import * as events from '../lambda/analytics-events/index.js';
 import { validateEvent } from '../lambda/analytics-events/event-validation.js';

@@ -11,10 +11,10 @@ import { silentServiceLogger as silentPino } from '../cluster/shared/logger.js';
 import { createService } from '../cluster/shared/service.js';
 import { createHandler } from '../lambda/control-plane-proxy/index.js';
 import { staticTargetResolver, targetFactory } from '../lambda/shared/backend-target.js';
-import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
+import { EnvelopeVerifier, signEnvelope } from '../contracts/envelope/envelope.js';
 import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
-import { staticKeySource } from '../lambda/shared/signing-keys.js';
+import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 import { createLocalCa } from '../local/tls.js';
 import type { BenchFigure, BenchRun } from './figures.js';
 

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { signEnvelope } from '../lambda/shared/envelope.js';
+import { signEnvelope } from '../contracts/envelope/envelope.js';
 import { createLocalCa } from '../local/tls.js';
 import type { BenchRun } from './figures.js';
 

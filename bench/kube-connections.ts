@@ -20,8 +20,8 @@ import { createManifestProcessor } from '../cluster/manifest-processor/src/app.j
 import { loadPolicyConfig, ValidationPolicy } from '../cluster/manifest-processor/src/policy/index.js';
 import { destroyKubeAgents } from '../cluster/shared/kube-pool.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
-import { EnvelopeVerifier, signEnvelope } from '../lambda/shared/envelope.js';
-import { staticKeySource } from '../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier, signEnvelope } from '../contracts/envelope/envelope.js';
+import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 import type { KubeObject } from '../local/kube-api-simulator/index.js';
 import { kubeConfigFor, startKubeApiSimulator } from '../local/kube-api-simulator/index.js';
 import { createLocalCa } from '../local/tls.js';

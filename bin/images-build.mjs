@@ -29,8 +29,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const config = await tsImport('../lib/config.ts', import.meta.url);
 /** @type {typeof import('../lib/images.js')} */
 const images = await tsImport('../lib/images.ts', import.meta.url);
-/** @type {typeof import('../lib/routing.js')} */
-const routing = await tsImport('../lib/routing.ts', import.meta.url);
+/** @type {typeof import('../contracts/routing.js')} */
+const routing = await tsImport('../contracts/routing.ts', import.meta.url);
 
 const USAGE = `Usage: npm run images:build -- --registry <prefix> --tag <tag> [options]
 

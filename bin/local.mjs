@@ -5,7 +5,7 @@
  * Plain JavaScript run by plain node, so nothing but this process stays beside the platform: it IS the
  * platform process. Under tsx every one of the thousands of modules the platform loads would go through
  * tsx's loader hooks (several seconds), so the platform's TypeScript is bundled with esbuild into
- * `.local/build/build-*` (bin/esbuild-cache.mjs: rebuilt only when a source file changed, esbuild's
+ * `.local/build/build-*` (contracts/runtime/esbuild-cache.mjs: rebuilt only when a source file changed, esbuild's
  * service stopped as soon as the bundle is written) and the bundle is imported here.
  *
  * Exit codes: 0 after a clean stop on SIGINT/SIGTERM (local/cli.ts), 1 when starting fails, 130/143
@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cachedBundle } from './esbuild-cache.mjs';
+import { cachedBundle } from '../contracts/runtime/esbuild-cache.mjs';
 
 const startedAt = Date.now() - process.uptime() * 1000;
 const root = fileURLToPath(new URL('..', import.meta.url));

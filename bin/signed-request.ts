@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { signEnvelope } from '../lambda/shared/envelope.js';
+import { signEnvelope } from '../contracts/envelope/envelope.js';
 
 const [method = '', url = '', body] = process.argv.slice(2);
 if (!method || !url) {

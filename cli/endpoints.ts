@@ -7,7 +7,7 @@
  * `--region R` sends control-plane calls to R's regional API (never a header through the global API,
  * which the global proxy refuses).
  */
-import { partitionOf } from '../lib/partition.js';
+import { partitionOf } from '../contracts/partition.js';
 import { chainCredentials, staticCredentials, type AwsCredentialIdentityProvider } from './credentials.js';
 import { StackDiscovery } from './discovery.js';
 import { fileDiscoveryCache } from './discovery-cache.js';

@@ -2,7 +2,7 @@
 /**
  * The `gco` executable (package.json "bin"). There is no build step in this repository, and running the
  * TypeScript under tsx would pass every module through its loader on each start; instead this launcher
- * bundles cli/bin.ts with esbuild into node_modules/.cache/gco/ (bin/esbuild-cache.mjs: rebuilt only when
+ * bundles cli/bin.ts with esbuild into node_modules/.cache/gco/ (contracts/runtime/esbuild-cache.mjs: rebuilt only when
  * a source file changed) and imports the bundle, so a start costs a few stat calls plus loading the
  * bundle. docs/cli.md, "Installation", has the measurements.
  */
@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cachedBundle } from '../bin/esbuild-cache.mjs';
+import { cachedBundle } from '../contracts/runtime/esbuild-cache.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -1,6 +1,6 @@
 /**
  * Requests to the platform's APIs: SigV4-signed (service `execute-api`, region of the API called) with
- * the project's signer (lambda/shared/sigv4.ts), or with an analytics API key in `Authorization`.
+ * the project's signer (contracts/runtime/sigv4.ts), or with an analytics API key in `Authorization`.
  * Buffered answers for ordinary calls, a live stream for inference; retries per retry.ts.
  */
 import {
@@ -235,7 +235,7 @@ export class ApiClient {
     body: string | undefined,
   ): Promise<{ url: string; signedHeaders: Record<string, string> }> {
     // Loaded on first use: --help, --version and completion start without the SDK.
-    const { encodeQuery, signSigV4 } = await import('../lambda/shared/sigv4.js');
+    const { encodeQuery, signSigV4 } = await import('../contracts/runtime/sigv4.js');
     const query = queryOf(req.query);
     if (this.auth.kind === 'api-key') {
       const qs = encodeQuery(query);

@@ -3,7 +3,7 @@
  * commands use for their own options (a bad value is a usage error, exit 2).
  */
 import { InvalidArgumentError } from '@commander-js/extra-typings';
-import { isKnownRegion } from '../lib/partition.js';
+import { isKnownRegion } from '../contracts/partition.js';
 import { UsageError } from './errors.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;

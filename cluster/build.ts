@@ -5,7 +5,7 @@
 import { build, type BuildResult } from 'esbuild';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLUSTER_SERVICES, type ClusterServiceName } from '../lib/routing.js';
+import { CLUSTER_SERVICES, type ClusterServiceName } from '../contracts/routing.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

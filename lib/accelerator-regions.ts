@@ -1,9 +1,9 @@
-import { AWS_REGIONS } from './partition.js';
+import { AWS_REGIONS } from '../contracts/partition.js';
 
 /**
  * Commercial regions where AWS Global Accelerator supports no endpoints, from the Global Accelerator
  * developer guide, "AWS Region availability for AWS Global Accelerator", as of 2026-11. A region added to
- * lib/partition.ts must be checked against that page and listed here when it is missing there.
+ * contracts/partition.ts must be checked against that page and listed here when it is missing there.
  */
 export const REGIONS_WITHOUT_ACCELERATOR: readonly string[] = Object.freeze([
   'ap-east-2',

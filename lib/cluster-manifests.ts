@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { CLUSTER_SERVICES } from './routing.js';
+import { CLUSTER_SERVICES } from '../contracts/routing.js';
 
 /** Where the templates live; applied in file-name order (`00-…` first). */
 const CLUSTER_MANIFEST_DIR = join(import.meta.dirname, '..', 'cluster', 'k8s');

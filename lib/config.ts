@@ -4,11 +4,11 @@
 import type { App } from 'aws-cdk-lib';
 import { acceleratorSupports } from './accelerator-regions.js';
 import { azIdPrefix, EKS_EXCLUDED_AZ_IDS, isAvailabilityZoneId } from './availability-zones.js';
-import { ALL_REGIONS, isKnownRegion, partitionOf } from './partition.js';
-import type { PartitionInfo } from './partition.js';
+import { ALL_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
+import type { PartitionInfo } from '../contracts/partition.js';
 
-export { ALL_REGIONS, AWS_REGIONS, isKnownRegion, partitionOf } from './partition.js';
-export type { Partition, PartitionInfo } from './partition.js';
+export { ALL_REGIONS, AWS_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
+export type { Partition, PartitionInfo } from '../contracts/partition.js';
 
 // AWS WAF rate-based statement Limit: valid range 10..2,000,000,000 requests per evaluation window.
 export const WAF_RATE_LIMIT_MIN = 10;

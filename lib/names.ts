@@ -5,11 +5,11 @@
  * into an SSM parameter of each accelerator region (acceleratorListenerParameterName) and read there.
  *
  * Fixed names of resources that outlive `cdk destroy` under `removal_policy: "retain"` carry the
- * resource generation (generationSuffix): tables (lib/tables.ts), the analytics stream, the warehouse
+ * resource generation (generationSuffix): tables (contracts/tables.ts), the analytics stream, the warehouse
  * namespace and workgroup, the WAF log group.
  */
 import type { PlatformConfig } from './config.js';
-import { generationSuffix } from './tables.js';
+import { generationSuffix } from '../contracts/tables.js';
 
 /** Envelope signing-key secret, `{"current":"…","previous":"…"}`, replicated to every region. */
 export const signingKeySecretName = (config: PlatformConfig): string => `${config.projectName}/signing-key`;

@@ -1,6 +1,6 @@
 /**
  * The region's internal ALB, locally: an HTTPS listener (certificate for the backend host name from the
- * internal CA) that picks the target service by longest prefix on whole segments (lib/routing.ts, the
+ * internal CA) that picks the target service by longest prefix on whole segments (contracts/routing.ts, the
  * same table the regional stack turns into listener rules) and forwards the request unchanged — method,
  * request target byte for byte (the envelope signs it), headers, body — adding the X-Forwarded-* headers
  * an ALB adds. The body is read whole before it is sent (readBody says why); the answer streams back as
@@ -18,8 +18,8 @@ import {
 import { createServer, request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
-import { connectionListed, isHopByHop } from '../lambda/shared/hop-by-hop.js';
-import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../lib/routing.js';
+import { connectionListed, isHopByHop } from '../contracts/http/hop-by-hop.js';
+import { ALB_ROUTES, resolve, type AlbRoute, type AlbServiceName } from '../contracts/routing.js';
 import type { IssuedCertificate } from './tls.js';
 
 export interface AlbRouterOptions {

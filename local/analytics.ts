@@ -9,16 +9,16 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { createHandlerFromEnv as createAdmin } from '../lambda/analytics-admin/index.js';
 import { createHandlerFromEnv as createAuthorizer } from '../lambda/analytics-authorizer/index.js';
-import { eventsEnvironment } from '../lambda/analytics-events/config.js';
+import { eventsEnvironment } from '../contracts/env/analytics-events.js';
 import { createHandlerFromEnv as createEvents } from '../lambda/analytics-events/index.js';
-import { warehouseSetupEnvironment } from '../lambda/analytics-warehouse-setup/config.js';
+import { warehouseSetupEnvironment } from '../contracts/env/analytics-warehouse-setup.js';
 import { createHandlerFromEnv as createSetup } from '../lambda/analytics-warehouse-setup/index.js';
-import { keyStoresEnvironment } from '../lambda/shared/analytics/key-stores.js';
+import { keyStoresEnvironment } from '../contracts/env/key-stores.js';
 import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
-import { ANALYTICS_TABLES, analyticsStreamName } from '../lib/analytics-resources.js';
-import { analyticsApiDefinition } from '../lib/api-routes.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../contracts/analytics-resources.js';
+import { analyticsApiDefinition } from '../contracts/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
-import { tableName } from '../lib/tables.js';
+import { tableName } from '../contracts/tables.js';
 import {
   startApiGatewayEmulator,
   type AccessLogEntry,

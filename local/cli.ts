@@ -10,7 +10,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvReader } from '../lambda/shared/env.js';
+import { EnvReader } from '../contracts/env/reader.js';
 import type { LocalEndpoints } from './platform.js';
 
 interface CliSettings {

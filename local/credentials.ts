@@ -4,7 +4,7 @@
  * identity, as in a deployment). The emulator and the AWS stand-ins verify SigV4 against this store.
  */
 import { randomBytes } from 'node:crypto';
-import type { Partition } from '../lib/partition.js';
+import type { Partition } from '../contracts/partition.js';
 import type { CredentialStore, LocalCredential } from './sigv4-verifier.js';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

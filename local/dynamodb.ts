@@ -1,17 +1,17 @@
 /**
  * DynamoDB on loopback for tests and the local platform: a dynalite server (in memory) with the platform's
- * tables created from lib/tables.ts, and a real @aws-sdk/client-dynamodb client pointed at it.
+ * tables created from contracts/tables.ts, and a real @aws-sdk/client-dynamodb client pointed at it.
  */
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import {
-  createTableInput,
   TABLES,
   tableEnvironment,
   tableName,
+  type KeyAttribute,
   type TableDefinition,
-} from '../lib/tables.js';
+} from '../contracts/tables.js';
 
 export interface LocalDynamo {
   readonly endpoint: string;
@@ -55,5 +55,39 @@ export async function startLocalDynamo(
       for (const c of clients) c.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** CreateTable input (on-demand) for dynalite in tests and the local platform; the stacks mirror it. */
+function createTableInput(table: TableDefinition, name: string): CreateTableCommandInput {
+  const attributes = new Map<string, KeyAttribute>();
+  const add = (a: KeyAttribute | undefined) => a && attributes.set(a.name, a);
+  add(table.partitionKey);
+  add(table.sortKey);
+  for (const index of table.indexes) {
+    add(index.partitionKey);
+    add(index.sortKey);
+  }
+  const keySchema = (pk: KeyAttribute, sk: KeyAttribute | undefined) => [
+    { AttributeName: pk.name, KeyType: 'HASH' as const },
+    ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : []),
+  ];
+  return {
+    TableName: name,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes.values()].map((a) => ({
+      AttributeName: a.name,
+      AttributeType: a.type,
+    })),
+    KeySchema: keySchema(table.partitionKey, table.sortKey),
+    ...(table.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: table.indexes.map((i) => ({
+            IndexName: i.indexName,
+            KeySchema: keySchema(i.partitionKey, i.sortKey),
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
   };
 }

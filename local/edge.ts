@@ -5,14 +5,14 @@
  * to the accelerator / ALB names, which resolve to 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
-import { aggregatorEnvironment } from '../lambda/aggregator/config.js';
+import { aggregatorEnvironment } from '../contracts/env/aggregator.js';
 import { createHandlerFromEnv as createAggregator } from '../lambda/aggregator/index.js';
 import { createHandlerFromEnv as createControlPlaneProxy } from '../lambda/control-plane-proxy/index.js';
 import { createStreamingHandlerFromEnv as createInferenceProxy } from '../lambda/inference-stream-proxy/index.js';
 import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
-import { proxyEnvironment } from '../lambda/shared/proxy-config.js';
+import { proxyEnvironment } from '../contracts/env/proxy.js';
 import { streamifyResponse } from '../lambda/shared/streaming.js';
-import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../lib/api-routes.js';
+import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../contracts/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
 import { albHostParameterName, regionalApiParameterPath, signingKeySecretName } from '../lib/names.js';
 import type { AwsStandIns } from './aws-stand-ins/index.js';

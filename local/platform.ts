@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type PlatformConfig } from '../lib/config.js';
 import { aggregatorRoleName } from '../lib/names.js';
-import { TABLES, tableName } from '../lib/tables.js';
+import { TABLES, tableName } from '../contracts/tables.js';
 import { startAccelerator } from './accelerator.js';
 import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
 import { startAwsStandIns } from './aws-stand-ins/index.js';

@@ -1,7 +1,7 @@
 /**
  * One region of the local platform: what a region provides (Kubernetes API simulator, the regional
  * DynamoDB tables, the cost-report bucket, OpenCost) and the four cluster services wired as in a
- * deployment, behind the region's ALB router (HTTPS, lib/routing.ts). Central state (job queue,
+ * deployment, behind the region's ALB router (HTTPS, contracts/routing.ts). Central state (job queue,
  * templates, webhooks, inference endpoints) lives in the global region's tables, passed in.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,10 +21,10 @@ import { queueEnvironment, type SpotPriceSource } from '../cluster/manifest-proc
 import { webhookEnvironment } from '../cluster/manifest-processor/src/webhooks/index.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
 import type { Service } from '../cluster/shared/service.js';
-import { EnvReader } from '../lambda/shared/env.js';
-import { staticKeySource } from '../lambda/shared/signing-keys.js';
-import type { AlbServiceName, ClusterServiceName } from '../lib/routing.js';
-import { TABLES, tableName } from '../lib/tables.js';
+import { EnvReader } from '../contracts/env/reader.js';
+import { staticKeySource } from '../contracts/envelope/signing-keys.js';
+import type { AlbServiceName, ClusterServiceName } from '../contracts/routing.js';
+import { TABLES, tableName } from '../contracts/tables.js';
 import { startAlbRouter, type AlbRouter } from './alb-router.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
 import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';

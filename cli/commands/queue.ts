@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../command-kit.js';
 import { UsageError } from '../errors.js';
-import { QUEUE_STATUSES } from '../../cluster/manifest-processor/src/queue/statuses.js';
+import { QUEUE_STATUSES } from '../../contracts/queue-states.js';
 import { pathOf } from '../http.js';
 import { readSingleObject } from '../input-files.js';
 import { FINAL_QUEUE_STATES, requireSucceeded, waitUntilFinal } from '../job-wait.js';

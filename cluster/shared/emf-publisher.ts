@@ -1,5 +1,5 @@
 /**
- * Publishes the platform's own CloudWatch metrics (cluster/shared/platform-metrics.ts) in embedded metric
+ * Publishes the platform's own CloudWatch metrics (contracts/platform-metrics.ts) in embedded metric
  * format: the background loops hand values to `publish()`, which only buffers a document; a timer flushes
  * the buffer with ONE CloudWatch Logs PutLogEvents call per interval (never a call per request), and
  * CloudWatch extracts the metrics from the log events (header `x-amzn-logs-format: json/emf`).
@@ -17,11 +17,16 @@ import {
   type InputLogEvent,
 } from '@aws-sdk/client-cloudwatch-logs';
 import type { EmfConfig } from './emf-config.js';
-import { emfDocument, type MetricDimensions, type MetricValues } from './emf-document.js';
-import type { CertificateName } from './platform-metrics.js';
+import { emfDocument, type MetricDimensions, type MetricValues } from '../../contracts/emf-document.js';
+import type { CertificateName } from '../../contracts/platform-metrics.js';
 import { PollingLoop } from './polling-loop.js';
 
-export { emfDocument, type EmfDocument, type MetricDimensions, type MetricValues } from './emf-document.js';
+export {
+  emfDocument,
+  type EmfDocument,
+  type MetricDimensions,
+  type MetricValues,
+} from '../../contracts/emf-document.js';
 
 /** Header that makes CloudWatch Logs extract the metrics of EMF log events. */
 export const EMF_FORMAT_HEADER = 'x-amzn-logs-format';

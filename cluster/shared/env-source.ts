@@ -1,10 +1,10 @@
 /**
- * How a service reads its environment contracts with the one EnvReader (lambda/shared/env.ts). A contract
+ * How a service reads its environment contracts with the one EnvReader (contracts/env/reader.ts). A contract
  * reads from raw variables (checked on their own, as tests and single readers do) or from a reader shared
  * by every contract of a service, which the service's wiring finishes once, so one startup error names
  * every problem of the pod. Writers (`xEnvironment()`) turn a contract's values back into variables.
  */
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 
 export type EnvSource = NodeJS.ProcessEnv | EnvReader;
 

@@ -3,8 +3,8 @@
  * paths. A failure is always 403 {"detail":"Forbidden"}; the reason goes to the log and to a metric.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UNAUTHENTICATED_PATHS, type EnvelopeVerifier } from '../../lambda/shared/envelope.js';
-import { pathOf } from '../../lib/routing.js';
+import { UNAUTHENTICATED_PATHS, type EnvelopeVerifier } from '../../contracts/envelope/envelope.js';
+import { pathOf } from '../../contracts/routing.js';
 import type { ServiceMetrics } from './metrics.js';
 
 export function isExemptPath(target: string): boolean {

@@ -3,14 +3,14 @@
  * serviceKeySource (Secrets Manager in a deployment, SIGNING_KEY(S) locally) unless given, and the
  * freshness window ENVELOPE_FRESHNESS_SECONDS within the bounds envelope.ts enforces (docs/envelope.md).
  */
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 import {
   DEFAULT_FRESHNESS_SECONDS,
   EnvelopeVerifier,
   MAX_FRESHNESS_SECONDS,
   MIN_FRESHNESS_SECONDS,
   type KeySource,
-} from '../../lambda/shared/envelope.js';
+} from '../../contracts/envelope/envelope.js';
 import { serviceKeySource } from './signing-keys.js';
 
 export function envelopeVerifierFromEnv(

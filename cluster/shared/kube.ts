@@ -4,7 +4,7 @@
  * keep-alive agent per API server and TLS identity (./kube-pool.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 import { PooledKubeConfig } from './kube-pool.js';
 
 export { destroyKubeAgents, pooledKubeConfig, PooledKubeConfig } from './kube-pool.js';

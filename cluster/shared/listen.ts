@@ -2,7 +2,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 import { answerClientError } from './client-error.js';
 import type { Service } from './service.js';
 import { onShutdownSignals, type ShutdownOptions } from './shutdown.js';

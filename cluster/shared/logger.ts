@@ -1,6 +1,6 @@
 /** JSON logs (pino) with a request id on every line and secrets redacted from whatever gets logged. */
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 
 /** Header and field paths that must never reach a log line. */
 export const REDACTED_PATHS = [

@@ -15,7 +15,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
+import type { EnvelopeVerifier } from '../../contracts/envelope/envelope.js';
 import { decodeJsonBody, registerRawBodyParser } from './body.js';
 import { boundDetail, boundItems } from './bounded-errors.js';
 import { answerClientError } from './client-error.js';

@@ -5,9 +5,9 @@
  * tests: SIGNING_KEYS / SIGNING_KEY.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { EnvReader } from '../../lambda/shared/env.js';
-import { secretsManagerKeySource } from '../../lambda/shared/secrets-key-source.js';
-import { keySourceFromEnv, type KeySource } from '../../lambda/shared/signing-keys.js';
+import { EnvReader } from '../../contracts/env/reader.js';
+import { secretsManagerKeySource } from '../../contracts/runtime/secrets-key-source.js';
+import { keySourceFromEnv, type KeySource } from '../../contracts/envelope/signing-keys.js';
 
 export function serviceKeySource(
   env: NodeJS.ProcessEnv = process.env,

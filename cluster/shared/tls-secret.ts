@@ -8,7 +8,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { readFileSync } from 'node:fs';
-import { EnvReader } from '../../lambda/shared/env.js';
+import { EnvReader } from '../../contracts/env/reader.js';
 
 export interface TlsMaterial {
   /** PEM certificate chain the listener presents. */

@@ -3,13 +3,13 @@
  * by a deadline. Every region yields a RegionResult; nothing here throws, so one bad region can never
  * take the aggregate answer down with it.
  */
-import type { RegionalApi, RegionProblem } from '../shared/regional-apis.js';
+import type { RegionalApi, RegionProblem } from '../../contracts/regional-apis.js';
 import {
   signSigV4,
   type AwsCredentialIdentity,
   type AwsCredentialIdentityProvider,
   type QueryParameters,
-} from '../shared/sigv4.js';
+} from '../../contracts/runtime/sigv4.js';
 
 export interface RegionCall {
   method: 'GET' | 'DELETE';

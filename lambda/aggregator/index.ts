@@ -7,19 +7,23 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
+import { discoveryFor } from '../shared/regional-apis.js';
 import {
-  discoveryFor,
   withExpectedRegions,
   type DiscoveryResult,
   type RegionalApiDiscovery,
-} from '../shared/regional-apis.js';
+} from '../../contracts/regional-apis.js';
 import {
   roleCredentials,
   type AwsCredentialIdentity,
   type AwsCredentialIdentityProvider,
   type QueryParameters,
-} from '../shared/sigv4.js';
-import { DEFAULT_BUDGET_MS, readAggregatorConfig, type AggregatorSettings } from './config.js';
+} from '../../contracts/runtime/sigv4.js';
+import {
+  DEFAULT_BUDGET_MS,
+  readAggregatorConfig,
+  type AggregatorSettings,
+} from '../../contracts/env/aggregator.js';
 import { fanOut, type RegionCall, type RegionResult } from './fan-out.js';
 import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
 import { aggregateOutcome } from './outcome.js';

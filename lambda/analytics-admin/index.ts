@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
+import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../contracts/api-routes.js';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';

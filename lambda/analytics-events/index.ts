@@ -16,7 +16,7 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { APPLICATION_ID_PARAM } from '../../lib/api-routes.js';
+import { APPLICATION_ID_PARAM } from '../../contracts/api-routes.js';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
@@ -26,7 +26,7 @@ import { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../shared/analytics/http.js';
 import { canonicalUuid } from '../shared/analytics/ids.js';
 import type { BackoffPolicy } from '../shared/analytics/backoff.js';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from './config.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 

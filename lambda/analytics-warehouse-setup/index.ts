@@ -20,7 +20,11 @@ import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/error
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { sleep } from '../shared/analytics/backoff.js';
-import { DEFAULT_WAIT_MS, readWarehouseSetupConfig, type WarehouseSettings } from './config.js';
+import {
+  DEFAULT_WAIT_MS,
+  readWarehouseSetupConfig,
+  type WarehouseSettings,
+} from '../../contracts/env/analytics-warehouse-setup.js';
 import { setupStatements, type SetupStatement } from './sql.js';
 
 export const SERVICE_NAME = 'analytics-warehouse-setup';

@@ -10,6 +10,8 @@
  * - `public.analytics_events`: typed columns of the record shape (docs/analytics-api.md) with duplicates
  *   removed: a record written twice (a client retry after a lost answer) appears once, the first arrival.
  */
+import { isRoleArn } from '../../contracts/env/analytics-warehouse-setup.js';
+
 export const EXTERNAL_SCHEMA = 'analytics_stream';
 export const RAW_VIEW = 'public.analytics_events_raw';
 export const EVENTS_VIEW = 'public.analytics_events';
@@ -23,12 +25,7 @@ export interface SetupStatement {
 }
 
 // Values end up inside SQL literals/identifiers (DDL takes no bind parameters): accept only these shapes.
-const ROLE_ARN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[A-Za-z0-9+=,.@_/-]{1,512}$/;
 const STREAM_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
-
-export function isRoleArn(value: string): boolean {
-  return ROLE_ARN_RE.test(value);
-}
 
 export function setupStatements(streamName: string, streamRoleArn: string): SetupStatement[] {
   if (!STREAM_NAME_RE.test(streamName)) throw new Error(`invalid stream name ${JSON.stringify(streamName)}`);

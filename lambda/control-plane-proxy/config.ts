@@ -1,14 +1,14 @@
 /**
  * The control-plane proxy's environment contract: the variables both proxies share
- * (lambda/shared/proxy-config.ts) plus its own time and size limits (docs/edge-lambdas.md).
+ * (contracts/env/proxy.ts) plus its own time and size limits (docs/edge-lambdas.md).
  */
-import { EnvReader, envVariables } from '../shared/env.js';
+import { EnvReader, envVariables } from '../../contracts/env/reader.js';
 import {
   proxyEnvironment,
   readProxyConfig,
   type ProxyConfig,
   type ProxySettings,
-} from '../shared/proxy-config.js';
+} from '../../contracts/env/proxy.js';
 
 /** The integration times out at 29 s, so the proxy gives up at 28 s and answers 504 itself. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 28_000;

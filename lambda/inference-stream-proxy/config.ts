@@ -1,14 +1,14 @@
 /**
  * The inference proxy's environment contract: the variables both proxies share
- * (lambda/shared/proxy-config.ts) plus its own stream timeouts (docs/edge-lambdas.md).
+ * (contracts/env/proxy.ts) plus its own stream timeouts (docs/edge-lambdas.md).
  */
-import { EnvReader, envVariables } from '../shared/env.js';
+import { EnvReader, envVariables } from '../../contracts/env/reader.js';
 import {
   proxyEnvironment,
   readProxyConfig,
   type ProxyConfig,
   type ProxySettings,
-} from '../shared/proxy-config.js';
+} from '../../contracts/env/proxy.js';
 
 /**
  * Default wait for the backend's response headers. Edge-optimized APIs (the global API) drop a stream

@@ -34,8 +34,9 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { emfDocument } from '../../cluster/shared/emf-document.js';
-import type { CertificateName } from '../../cluster/shared/platform-metrics.js';
+import { emfDocument } from '../../contracts/emf-document.js';
+import type { CertificateRenewalEvent } from '../../contracts/internal-ca.js';
+import type { CertificateName } from '../../contracts/platform-metrics.js';
 import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
@@ -60,22 +61,6 @@ export interface InternalCaDeps {
   region?: string;
   /** Writes one EMF line (stdout, where Lambda extracts the metrics from); tests capture it. */
   emitMetrics?: (line: string) => void;
-}
-
-/** The scheduled renewal's input (lib/constructs/internal-ca.ts, InternalCertificate). */
-export interface CertificateRenewalEvent {
-  readonly Kind: 'CertificateRenewal';
-  readonly CertificateArn: string;
-  readonly CaSecretId: string;
-  readonly KeyPairSecretId: string;
-  readonly DnsNames: readonly string[];
-  /**
-   * Which certificate this is: the Certificate dimension of InternalCertificateDaysToExpiry. Always set
-   * by InternalCertificate; an event without it (or without Project) renews but reports no metric.
-   */
-  readonly Certificate?: CertificateName;
-  /** Project dimension of the metric (config project_name). */
-  readonly Project?: string;
 }
 
 export interface RenewalResult {

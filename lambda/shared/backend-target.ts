@@ -17,7 +17,7 @@ import {
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { describeError, internalError, ApiError } from './errors.js';
 import type { EdgeLogger } from './logger.js';
-import { isHostname } from './env.js';
+import { isHostname } from '../../contracts/env/reader.js';
 
 export interface BackendTarget {
   /** Host the TCP connection goes to (DNS name or IP literal). */

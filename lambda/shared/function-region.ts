@@ -4,7 +4,7 @@
  * read on the first invocation like every other contract, so a function without it fails with a logged
  * configuration error instead of an SDK error halfway through a step.
  */
-import { EnvReader, envVariables } from './env.js';
+import { EnvReader, envVariables } from '../../contracts/env/reader.js';
 
 export interface FunctionRegionConfig {
   readonly region: string;

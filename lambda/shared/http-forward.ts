@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { badGateway, gatewayTimeout, MESSAGES, ApiError } from './errors.js';
 import type { BackendTarget } from './backend-target.js';
-import { connectionListed, isHopByHop } from './hop-by-hop.js';
+import { connectionListed, isHopByHop } from '../../contracts/http/hop-by-hop.js';
 
 export interface OutboundRequest {
   method: string;

@@ -5,9 +5,9 @@
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { isEnvelopeHeader, signEnvelope } from './envelope.js';
+import { isEnvelopeHeader, signEnvelope } from '../../contracts/envelope/envelope.js';
 import { badRequest, MESSAGES } from './errors.js';
-import { connectionListed, isHopByHop } from './hop-by-hop.js';
+import { connectionListed, isHopByHop } from '../../contracts/http/hop-by-hop.js';
 import type { OutboundRequest } from './http-forward.js';
 
 /** The part of the REST proxy event the proxies read (the local API Gateway emulator builds the same). */

@@ -17,10 +17,10 @@ import {
 import { internalError } from './errors.js';
 import type { OutboundRequest } from './http-forward.js';
 import { createLogger, type EdgeLogger } from './logger.js';
-import type { ProxyConfig } from './proxy-config.js';
+import type { ProxyConfig } from '../../contracts/env/proxy.js';
 import { withEnvelope, type ProxyEvent } from './proxy-request.js';
-import { secretsManagerKeySource } from './secrets-key-source.js';
-import type { KeySource } from './signing-keys.js';
+import { secretsManagerKeySource } from '../../contracts/runtime/secrets-key-source.js';
+import type { KeySource } from '../../contracts/envelope/signing-keys.js';
 
 /** The Lambda context fields the proxies use (tests pass just these). */
 export type ProxyContext = Pick<Context, 'awsRequestId' | 'invokedFunctionArn'> &

@@ -25,7 +25,7 @@ import { entryPoint, failInvocation } from '../shared/entry-point.js';
 import { describeError } from '../shared/errors.js';
 import { readFunctionRegionConfig } from '../shared/function-region.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { parseSigningKeys } from '../shared/signing-keys.js';
+import { parseSigningKeys } from '../../contracts/envelope/signing-keys.js';
 
 export const SERVICE_NAME = 'signing-key-rotation';
 

@@ -12,7 +12,7 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { readStudioLoginConfig, type StudioLoginSettings } from './config.js';
+import { readStudioLoginConfig, type StudioLoginSettings } from '../../contracts/env/studio-login.js';
 
 export const SERVICE_NAME = 'studio-login';
 /** SageMaker's UserProfileName pattern. */

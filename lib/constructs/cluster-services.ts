@@ -20,11 +20,11 @@ import { Construct } from 'constructs';
 import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
 import type { ImagesConfig, RemovalPolicyName } from '../config.js';
 import { CLUSTER_DOCKERFILE, IMAGE_PLATFORM, imageUri, registryInRegion } from '../images.js';
-import { CLUSTER_SERVICES, type ClusterServiceName } from '../routing.js';
-import type { AlbServiceName } from '../routing.js';
+import { CLUSTER_SERVICES, type ClusterServiceName } from '../../contracts/routing.js';
+import type { AlbServiceName } from '../../contracts/routing.js';
 import { dataRemovalPolicy } from '../retention.js';
-import { generationSuffix, TABLES, tableEnvironment, tableName } from '../tables.js';
-import type { TableDefinition } from '../tables.js';
+import { generationSuffix, TABLES, tableEnvironment, tableName } from '../../contracts/tables.js';
+import type { TableDefinition } from '../../contracts/tables.js';
 import { PROJECT_ROOT } from './platform-function.js';
 
 export interface ClusterServicesProps {
@@ -55,7 +55,7 @@ export interface ClusterServicesProps {
    * CDK_DOCKER), or pre-built by `npm run images:build` and pulled by the nodes.
    */
   readonly images: ImagesConfig;
-  /** `resource_generation`: the services' table names carry it (lib/tables.ts tableName). @default 1 */
+  /** `resource_generation`: the services' table names carry it (contracts/tables.ts tableName). @default 1 */
   readonly resourceGeneration?: number;
   /** What `cdk destroy` does to the platform-metrics log group (config removal_policy). */
   readonly removalPolicy: RemovalPolicyName;
@@ -328,7 +328,7 @@ function centralTableStatement(
   table: TableDefinition,
   actions: readonly string[],
 ): PolicyStatement {
-  // The central tables live in the global region; their names come from lib/tables.ts.
+  // The central tables live in the global region; their names come from contracts/tables.ts.
   const arn = stack.formatArn({
     service: 'dynamodb',
     region: props.globalRegion,

@@ -1,7 +1,7 @@
 /**
  * The region's internal ALB (docs/regional-stack.md): HTTPS:443 with the internal-CA
  * certificate for `backend.<project>.<internal_domain>`, TLS 1.3 with a 1.2 fallback, idle timeout 300 s,
- * invalid headers dropped, access logs in S3. Listener rules come from lib/routing.ts (longest prefix
+ * invalid headers dropped, access logs in S3. Listener rules come from contracts/routing.ts (longest prefix
  * first; `/` is the default action); one IP target group per service, HTTPS to the pods, health check
  * GET /healthz, deregistration delay 900 s (an inference stream may run 15 minutes).
  */
@@ -24,8 +24,8 @@ import type { ApplicationListener } from 'aws-cdk-lib/aws-elasticloadbalancingv2
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { ALB_ROUTES, defaultRoute, listenerRules } from '../routing.js';
-import type { AlbServiceName } from '../routing.js';
+import { ALB_ROUTES, defaultRoute, listenerRules } from '../../contracts/routing.js';
+import type { AlbServiceName } from '../../contracts/routing.js';
 
 /**
  * TLS 1.3 with a TLS 1.2 fallback restricted to ECDHE + AES-GCM. The only clients are the platform's own
@@ -72,7 +72,7 @@ export interface InternalAlbProps {
 export class InternalAlb extends Construct {
   /** The load balancer. */
   readonly loadBalancer: ApplicationLoadBalancer;
-  /** HTTPS:443 with the routes of lib/routing.ts. */
+  /** HTTPS:443 with the routes of contracts/routing.ts. */
   readonly listener: ApplicationListener;
   /** The load balancer's security group (egress to the pods is added by the stack). */
   readonly securityGroup: SecurityGroup;

@@ -24,8 +24,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { CertificateName } from '../../cluster/shared/platform-metrics.js';
-import type { CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
+import type { CertificateName } from '../../contracts/platform-metrics.js';
+import type { CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import { suppressProviderFramework } from '../nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
 import { replicatedSecret } from './replicated-secret.js';
@@ -113,7 +113,7 @@ export interface InternalCertificateProps {
   readonly projectName: string;
   /**
    * Which of the region's certificates this is: the Certificate dimension of the daily
-   * InternalCertificateDaysToExpiry metric (cluster/shared/platform-metrics.ts) the renewal run logs.
+   * InternalCertificateDaysToExpiry metric (contracts/platform-metrics.ts) the renewal run logs.
    */
   readonly metricName: CertificateName;
   /** Name of the CA secret, whose replica in the stack's region issues the certificate. */

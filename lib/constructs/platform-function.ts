@@ -24,8 +24,8 @@ import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { functionTimeoutSeconds } from '../api-routes.js';
-import type { ApiDefinition, RouteHandler } from '../api-routes.js';
+import { functionTimeoutSeconds } from '../../contracts/api-routes.js';
+import type { ApiDefinition, RouteHandler } from '../../contracts/api-routes.js';
 
 /** Repository root: the bundler's project root and where `lambda/` lives. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');

@@ -1,5 +1,5 @@
 /**
- * A REST API built from its definition in lib/api-routes.ts (the same data the local emulator serves),
+ * A REST API built from its definition in contracts/api-routes.ts (the same data the local emulator serves),
  * with the stage settings every API of the platform shares (docs/global-stack.md): throttling from
  * config, execution logging INFO, data trace off, detailed metrics on, X-Ray on, JSON access logs that
  * carry no secrets.
@@ -22,11 +22,11 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { ApiDefinition, RouteAuth, RouteDefinition, RouteHandler } from '../api-routes.js';
+import type { ApiDefinition, RouteAuth, RouteDefinition, RouteHandler } from '../../contracts/api-routes.js';
 import { suppressRestApiCloudWatchRole } from '../nag-suppressions.js';
 
 export interface PlatformRestApiProps {
-  /** The API's routes, stage and throttling (lib/api-routes.ts). */
+  /** The API's routes, stage and throttling (contracts/api-routes.ts). */
   readonly definition: ApiDefinition;
   /** API name in API Gateway. */
   readonly restApiName: string;

@@ -1,5 +1,5 @@
 /**
- * A DynamoDB table from its definition in lib/tables.ts or lib/analytics-resources.ts (the same data the
+ * A DynamoDB table from its definition in contracts/tables.ts or contracts/analytics-resources.ts (the same data the
  * services and dynalite use): on-demand, AWS-managed encryption, point-in-time recovery, deletion
  * protection and removal policy from config, TTL where the definition has one, every index projecting ALL.
  */
@@ -8,10 +8,10 @@ import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/
 import type { Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { TablesConfig } from '../config.js';
-import type { KeyAttribute, TableDefinition } from '../tables.js';
+import type { KeyAttribute, TableDefinition } from '../../contracts/tables.js';
 
 export interface PlatformTableProps {
-  /** Keys, indexes and TTL attribute of the table (lib/tables.ts, lib/analytics-resources.ts). */
+  /** Keys, indexes and TTL attribute of the table (contracts/tables.ts, contracts/analytics-resources.ts). */
   readonly definition: TableDefinition;
   /** Physical name (tableName(project, definition)): services find the table by it. */
   readonly tableName: string;

@@ -14,13 +14,13 @@ import { AccountPrincipal, ArnPrincipal, PolicyDocument, PolicyStatement } from 
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AGGREGATOR_REGIONAL_ROUTES } from '../api-routes.js';
-import type { ApiDefinition } from '../api-routes.js';
+import { AGGREGATOR_REGIONAL_ROUTES } from '../../contracts/api-routes.js';
+import type { ApiDefinition } from '../../contracts/api-routes.js';
 import { PlatformRestApi } from './platform-rest-api.js';
 import { RemoteStringParameter } from './remote-string-parameter.js';
 
 export interface RegionalApiProps {
-  /** The regional API definition (lib/api-routes.ts): routes, stage and throttling. */
+  /** The regional API definition (contracts/api-routes.ts): routes, stage and throttling. */
   readonly definition: ApiDefinition;
   /** Project name: the API's name and the URL parameter's description. */
   readonly projectName: string;

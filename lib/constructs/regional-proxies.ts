@@ -11,8 +11,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { proxyEnvironment } from '../../lambda/shared/proxy-config.js';
-import type { ApiDefinition } from '../api-routes.js';
+import { proxyEnvironment } from '../../contracts/env/proxy.js';
+import type { ApiDefinition } from '../../contracts/api-routes.js';
 import { PlatformFunction, routeFunctionTimeout } from './platform-function.js';
 
 export interface RegionalProxiesProps {

@@ -15,7 +15,7 @@ import {
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { TablesConfig } from '../config.js';
-import { TABLES } from '../tables.js';
+import { TABLES } from '../../contracts/tables.js';
 import { PlatformTable } from './platform-table.js';
 
 export interface RegionalStorageProps {

@@ -11,8 +11,8 @@
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { analyticsStreamName } from '../analytics-resources.js';
-import { analyticsApiDefinition } from '../api-routes.js';
+import { analyticsStreamName } from '../../contracts/analytics-resources.js';
+import { analyticsApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
 import type { AnalyticsStack } from '../stacks/analytics-stack.js';
 import { AlarmSet } from './alarm-set.js';

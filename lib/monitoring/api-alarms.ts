@@ -5,7 +5,7 @@
  */
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ApiDefinition, RouteDefinition } from '../api-routes.js';
+import type { ApiDefinition, RouteDefinition } from '../../contracts/api-routes.js';
 import type { AlarmSet, AlarmSpec } from './alarm-set.js';
 import { apiMethodMetric, apiStageMetric } from './metrics.js';
 

@@ -7,7 +7,7 @@
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { GlobalStack } from '../stacks/global-stack.js';
-import { TABLES } from '../tables.js';
+import { TABLES } from '../../contracts/tables.js';
 import { AlarmSet } from './alarm-set.js';
 import { AlarmTopic } from './alarm-topic.js';
 import { addApiAlarms } from './api-alarms.js';

@@ -1,12 +1,12 @@
 /**
  * Metrics whose dimensions are known at synth time: API Gateway stage and method metrics (by API name
- * and stage) and the platform's own metrics (cluster/shared/platform-metrics.ts: namespace GCO/Platform,
+ * and stage) and the platform's own metrics (contracts/platform-metrics.ts: namespace GCO/Platform,
  * dimensions Project and Region). The alarms use them, and the global dashboard draws the very same
  * definitions in other regions (`Metric.with({ region })`).
  */
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { PLATFORM_METRICS, PLATFORM_METRICS_NAMESPACE } from '../../cluster/shared/platform-metrics.js';
-import type { CertificateName, PlatformMetricId } from '../../cluster/shared/platform-metrics.js';
+import { PLATFORM_METRICS, PLATFORM_METRICS_NAMESPACE } from '../../contracts/platform-metrics.js';
+import type { CertificateName, PlatformMetricId } from '../../contracts/platform-metrics.js';
 
 /** A stage-level API Gateway metric (5XXError, 4XXError, Latency, Count). */
 export function apiStageMetric(apiName: string, stage: string, metricName: string): Metric {

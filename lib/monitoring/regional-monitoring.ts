@@ -6,7 +6,7 @@
  */
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { regionalApiDefinition } from '../api-routes.js';
+import { regionalApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
 import type { RegionalStack } from '../stacks/regional-stack.js';
 import { AlarmSet } from './alarm-set.js';
@@ -16,7 +16,7 @@ import { apiAlarmSpecs } from './api-alarms.js';
 import { addDashboard, alarmWidgets } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { platformMetric } from './metrics.js';
-import type { PlatformMetricId } from '../../cluster/shared/platform-metrics.js';
+import type { PlatformMetricId } from '../../contracts/platform-metrics.js';
 
 /** The regional REST API's name (lib/constructs/regional-api.ts names it so). */
 export const regionalApiName = (project: string, region: string): string =>

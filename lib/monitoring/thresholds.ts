@@ -177,7 +177,7 @@ export const ALARM_POLICIES = {
     why: 'Renewal re-imports the ALB certificate 30 days before expiry; under 21 days means 9 daily renewals failed. Missing is left to the platform metric below.',
   },
 
-  // ---- platform metrics (GCO/Platform, cluster/shared/platform-metrics.ts) ------------------------
+  // ---- platform metrics (GCO/Platform, contracts/platform-metrics.ts) ------------------------
   internalCertificateDaysToExpiry: {
     statistic: 'Minimum',
     threshold: 21,

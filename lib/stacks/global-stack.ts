@@ -25,11 +25,11 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { aggregatorEnvironment } from '../../lambda/aggregator/config.js';
-import { proxyEnvironment } from '../../lambda/shared/proxy-config.js';
-import { studioLoginEnvironment } from '../../lambda/studio-login/config.js';
-import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../api-routes.js';
-import type { ApiDefinition, RouteHandler } from '../api-routes.js';
+import { aggregatorEnvironment } from '../../contracts/env/aggregator.js';
+import { proxyEnvironment } from '../../contracts/env/proxy.js';
+import { studioLoginEnvironment } from '../../contracts/env/studio-login.js';
+import { AGGREGATOR_REGIONAL_ROUTES, globalApiDefinition } from '../../contracts/api-routes.js';
+import type { ApiDefinition, RouteHandler } from '../../contracts/api-routes.js';
 import {
   acceleratorListenerParameterName,
   aggregatorRoleName,
@@ -52,8 +52,8 @@ import { PlatformTable } from '../constructs/platform-table.js';
 import { SigningKeySecret } from '../constructs/signing-key-secret.js';
 import { StudioEnvironment } from '../constructs/studio-environment.js';
 import { GlobalMonitoring } from '../monitoring/global-monitoring.js';
-import { TABLES, tableName } from '../tables.js';
-import type { TableId } from '../tables.js';
+import { TABLES, tableName } from '../../contracts/tables.js';
+import type { TableId } from '../../contracts/tables.js';
 import { PlatformStack } from './platform-stack.js';
 import type { PlatformStackProps } from './platform-stack.js';
 

@@ -3,7 +3,7 @@
  * - the VPC (private subnets with egress, flow logs, endpoints);
  * - the EKS Auto Mode cluster with the cluster services from `cluster/k8s/` (images, Pod Identity roles,
  *   TargetGroupBindings, RBAC, NetworkPolicies);
- * - the internal ALB (routes from lib/routing.ts, certificate from the internal CA) and its DNS name in SSM;
+ * - the internal ALB (routes from contracts/routing.ts, certificate from the internal CA) and its DNS name in SSM;
  * - the accelerator endpoint group pointing at the ALB (accelerator regions only: a partition with Global
  *   Accelerator and a region it supports, lib/accelerator-regions.ts);
  * - the regional REST API with its in-VPC proxies, and its URL published for the aggregator;
@@ -20,7 +20,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { POD_HTTPS_PORT, serviceDnsNames } from '../cluster-manifests.js';
-import { regionalApiDefinition } from '../api-routes.js';
+import { regionalApiDefinition } from '../../contracts/api-routes.js';
 import {
   acceleratorListenerParameterName,
   aggregatorRoleName,
@@ -31,7 +31,7 @@ import {
 } from '../names.js';
 import { suppressEksClusterInternals } from '../nag-suppressions.js';
 import { dataRemovalPolicy } from '../retention.js';
-import { TABLES, tableName } from '../tables.js';
+import { TABLES, tableName } from '../../contracts/tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
 import { InternalAlb, TARGET_HEALTH_CHECK } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';

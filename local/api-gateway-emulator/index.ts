@@ -1,5 +1,5 @@
 /**
- * The local API Gateway emulator: serves the REST APIs of lib/api-routes.ts on 127.0.0.1 with SigV4,
+ * The local API Gateway emulator: serves the REST APIs of contracts/api-routes.ts on 127.0.0.1 with SigV4,
  * Lambda authorizers, proxy events, integration timeouts and response streaming (docs/local-platform.md).
  */
 export { startApiGatewayEmulator, MAX_PAYLOAD_BYTES } from './server.js';

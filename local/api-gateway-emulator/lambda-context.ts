@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 
 export interface FunctionInfo {
   /** Physical function name, e.g. `gco-us-east-1-control-plane-proxy`. */

@@ -5,7 +5,7 @@
  * `{"message": …}` that never echoes the request. docs/local-platform.md ("Request limits") lists them
  * with the answers; docs/api-limits.md has them next to the platform's other limits.
  */
-import type { ApiDefinition } from '../../lib/api-routes.js';
+import type { ApiDefinition } from '../../contracts/api-routes.js';
 import { jsonAnswer, type HttpAnswer } from './responses.js';
 
 /** "Length, in characters, of the URL" for an edge-optimized and for a regional API. */

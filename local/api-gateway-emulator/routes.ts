@@ -5,7 +5,7 @@
  * (one or more segments); a dead end backtracks to the next candidate. The method is looked up on the
  * resource that matched — a resource without that method does not fall back to a broader one.
  */
-import type { ApiDefinition, HttpMethod, RouteDefinition } from '../../lib/api-routes.js';
+import type { ApiDefinition, HttpMethod, RouteDefinition } from '../../contracts/api-routes.js';
 
 interface ResourceNode {
   readonly resourcePath: string;

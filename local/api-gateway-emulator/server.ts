@@ -10,8 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { ApiDefinition, RouteAuth, RouteHandler } from '../../lib/api-routes.js';
-import { partitionOf } from '../../lib/partition.js';
+import type { ApiDefinition, RouteAuth, RouteHandler } from '../../contracts/api-routes.js';
+import { partitionOf } from '../../contracts/partition.js';
 import { verifySigV4, type CredentialStore } from '../sigv4-verifier.js';
 import { RequestAuthorizer, type RequestAuthorizerOptions } from './authorizer.js';
 import {

@@ -3,7 +3,7 @@
  * requests, refilled at `rateLimit` per second; a request finding it empty is answered 429
  * `{"message":"Too Many Requests"}` before authorization or any integration runs.
  */
-import type { StageThrottling } from '../../lib/api-routes.js';
+import type { StageThrottling } from '../../contracts/api-routes.js';
 
 export class StageThrottle {
   private tokens: number;

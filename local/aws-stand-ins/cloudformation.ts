@@ -4,7 +4,7 @@
  * regional endpoints would hold them; an unknown stack is CloudFormation's `ValidationError`.
  */
 import { randomUUID } from 'node:crypto';
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, xmlEscape, type StandInServer } from './protocol.js';
 

@@ -4,7 +4,7 @@
  * balancer of its own account. Load balancers are per region.
  */
 import { randomBytes } from 'node:crypto';
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, xmlEscape, type StandInServer } from './protocol.js';
 

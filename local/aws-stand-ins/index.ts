@@ -9,7 +9,7 @@ import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balan
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsClients } from '../../lambda/shared/proxy-wiring.js';
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 import { staticCredentialStore } from '../credentials.js';
 import { LOCAL_CREDENTIALS } from '../dynamodb.js';
 import { startElbv2StandIn, type Elbv2StandIn } from './elbv2.js';

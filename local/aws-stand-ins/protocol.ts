@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isKnownRegion } from '../../lib/partition.js';
+import { isKnownRegion } from '../../contracts/partition.js';
 import { verifySigV4, type CredentialStore } from '../sigv4-verifier.js';
 
 /** A service error as the SDK parses it (`error.name` = code). */

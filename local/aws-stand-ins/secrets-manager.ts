@@ -4,7 +4,7 @@
  * or ARN; only the AWSCURRENT version exists.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, type StandInServer } from './protocol.js';
 

@@ -3,7 +3,7 @@
  * regional proxies read the ALB host, the aggregator discovers the regional APIs by path. Parameters are
  * per region; only String / StringList types (nothing here is a SecureString).
  */
-import { partitionOf } from '../../lib/partition.js';
+import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, type StandInServer } from './protocol.js';
 

@@ -5,7 +5,7 @@ import type { SimContext } from './context.js';
 import { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './registry.js';
 import type { Change } from './store.js';
-import type { Causes } from './validation.js';
+import type { Causes } from './causes.js';
 import type { KubeObject } from './types.js';
 import { arr, deepEqual, nowIso, rec, str } from './types.js';
 

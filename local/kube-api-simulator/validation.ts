@@ -2,11 +2,11 @@
 // message wording for the checks that clients most often trip over (names, labels, pod/job/workload specs).
 
 import { validateCrd } from './crds.js';
+import { Causes, show } from './causes.js';
 import { CONTROLLER_UID } from './names.js';
 import { parseQuantity } from './quantity.js';
 import type { NameRule, ResourceType } from './registry.js';
 import { labelKeyError, labelValueError, matchesLabelSelectorObject } from './selectors.js';
-import type { StatusCause } from './status.js';
 import { invalid } from './status.js';
 import type { KubeObject } from './types.js';
 import { arr, deepEqual, isRecord, rec, str, strMap } from './types.js';
@@ -22,53 +22,6 @@ const MSG_SUBDOMAIN =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const MSG_DNS1035 =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-export class Causes {
-  readonly list: StatusCause[] = [];
-
-  required(field: string, detail = ''): void {
-    this.list.push({
-      reason: 'FieldValueRequired',
-      message: detail ? `Required value: ${detail}` : 'Required value',
-      field,
-    });
-  }
-
-  invalid(field: string, value: unknown, detail: string): void {
-    this.list.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${show(value)}: ${detail}`,
-      field,
-    });
-  }
-
-  unsupported(field: string, value: unknown, supported: string[]): void {
-    const sv = supported.map((s) => `"${s}"`).join(', ');
-    this.list.push({
-      reason: 'FieldValueNotSupported',
-      message: `Unsupported value: ${show(value)}: supported values: ${sv}`,
-      field,
-    });
-  }
-
-  tooLong(field: string, max: number): void {
-    this.list.push({
-      reason: 'FieldValueTooLong',
-      message: `Too long: may not be more than ${max} bytes`,
-      field,
-    });
-  }
-
-  duplicate(field: string, value: unknown): void {
-    this.list.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${show(value)}`, field });
-  }
-}
-
-function show(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v) ?? 'null';
-}
 
 export function nameError(name: string, rule: NameRule, max: number): string | undefined {
   if (name.length > max) return `must be no more than ${max} characters`;

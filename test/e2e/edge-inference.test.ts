@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { signSigV4 } from '../../lambda/shared/sigv4.js';
+import { signSigV4 } from '../../contracts/runtime/sigv4.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { tokenFor } from '../../local/model-server.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@jest/globals';
-import { signEnvelope } from '../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../contracts/envelope/envelope.js';
 import type { LocalEndpoints } from '../../local/platform.js';
 import { jsonOf } from '../support/json.js';
 

@@ -9,9 +9,9 @@ import { App } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { ANALYTICS_TABLES, analyticsStreamName } from '../../lib/analytics-resources.js';
-import { analyticsApiDefinition } from '../../lib/api-routes.js';
-import type { RouteHandler } from '../../lib/api-routes.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../../contracts/analytics-resources.js';
+import { analyticsApiDefinition } from '../../contracts/api-routes.js';
+import type { RouteHandler } from '../../contracts/api-routes.js';
 import { addAnalyticsStack, buildApp } from '../../lib/app-builder.js';
 import { loadConfig } from '../../lib/config.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
@@ -22,7 +22,7 @@ import {
 } from '../../lib/constructs/analytics-warehouse.js';
 import { GATEWAY_RESPONSES } from '../../lib/stacks/analytics-stack.js';
 import type { AnalyticsStack } from '../../lib/stacks/analytics-stack.js';
-import { tableName } from '../../lib/tables.js';
+import { tableName } from '../../contracts/tables.js';
 import {
   addNagPacks,
   apiResourcePaths,

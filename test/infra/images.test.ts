@@ -12,7 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import type { PlatformApp } from '../../lib/app-builder.js';
-import { CLUSTER_SERVICES } from '../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
 import { buildForAssertions, regionalStackOf } from '../support/platform-app.js';
 import { nagErrors } from '../support/stack-templates.js';

@@ -15,7 +15,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { ALARM_POLICIES } from '../../lib/monitoring/thresholds.js';
 import type { AlarmPolicyId } from '../../lib/monitoring/thresholds.js';
-import { TABLES } from '../../lib/tables.js';
+import { TABLES } from '../../contracts/tables.js';
 import { buildForAssertions } from '../support/platform-app.js';
 import { nagErrors } from '../support/stack-templates.js';
 

@@ -9,13 +9,13 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
-import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../lib/api-routes.js';
+import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { CLUSTER_NAMESPACE, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
-import { CLUSTER_SERVICES } from '../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
-import { ALB_ROUTES, defaultRoute, listenerRules } from '../../lib/routing.js';
-import type { AlbServiceName } from '../../lib/routing.js';
+import { ALB_ROUTES, defaultRoute, listenerRules } from '../../contracts/routing.js';
+import type { AlbServiceName } from '../../contracts/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
 import { buildForAssertions, regionalStackOf } from '../support/platform-app.js';
 import { apiResourcePaths, nagErrors, stageMethodSettings } from '../support/stack-templates.js';
@@ -383,7 +383,7 @@ describe('default config (commercial partition, regional API closed to the accou
       });
     });
 
-    test('listener rules equal lib/routing.ts listenerRules(): priorities by prefix length, path patterns, target', () => {
+    test('listener rules equal contracts/routing.ts listenerRules(): priorities by prefix length, path patterns, target', () => {
       const tgs = targetGroupIds(template);
       const rules = resources(template, 'AWS::ElasticLoadBalancingV2::ListenerRule').map(
         ([, r]) => r.Properties,

@@ -15,7 +15,7 @@ import {
   unlessConditionFailed,
   withoutNulls,
 } from '../../cluster/shared/dynamo.js';
-import { TABLES } from '../../lib/tables.js';
+import { TABLES } from '../../contracts/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 
 let dynamo: LocalDynamo;

@@ -27,7 +27,7 @@ import {
   type Webhook,
   type WebhookEvent,
 } from '../../cluster/manifest-processor/src/webhooks/index.js';
-import { TABLES, type TableDefinition } from '../../lib/tables.js';
+import { TABLES, type TableDefinition } from '../../contracts/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { registerInferenceEndpoint } from '../../local/inference-endpoint.js';
 import { POLICY_ENV } from '../support/cluster-fixtures.js';

@@ -3,7 +3,7 @@ import { createHealthMonitor, type HealthMonitor } from '../../cluster/health-mo
 import type { HealthMonitorConfig } from '../../cluster/health-monitor/src/config.js';
 import { SnapshotCollector } from '../../cluster/health-monitor/src/snapshot.js';
 import { silentServiceLogger } from '../../cluster/shared/logger.js';
-import { signEnvelope } from '../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../contracts/envelope/envelope.js';
 import {
   kubeConfigFor,
   startKubeApiSimulator,

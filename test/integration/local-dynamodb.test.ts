@@ -1,8 +1,8 @@
 import { DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { startLocalDynamo } from '../../local/dynamodb.js';
-import { TABLES, tableName } from '../../lib/tables.js';
+import { TABLES, tableName } from '../../contracts/tables.js';
 
-test('dynalite on loopback holds every platform table as lib/tables.ts declares it', async () => {
+test('dynalite on loopback holds every platform table as contracts/tables.ts declares it', async () => {
   const dynamo = await startLocalDynamo({ project: 'demo' });
   try {
     const client = dynamo.client();

@@ -3,8 +3,8 @@
  * policy they run under, a trusted image and batch/v1 Job manifests whose command decides the simulated
  * outcome.
  */
-import { EnvelopeVerifier } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier } from '../../contracts/envelope/envelope.js';
+import { staticKeySource } from '../../contracts/envelope/signing-keys.js';
 
 export const KEY = 'cluster-services-test-signing-key-0123456789';
 

@@ -4,7 +4,7 @@
  * a new route fails it until it is fuzzed too; manifest-processor's are split in two groups, one per test
  * file of the suite.
  */
-import type { ClusterServiceName } from '../../lib/routing.js';
+import type { ClusterServiceName } from '../../contracts/routing.js';
 
 const PROBES = ['kubernetes_health_check_healthz_get', 'kubernetes_readiness_check_readyz_get'];
 

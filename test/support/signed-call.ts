@@ -1,5 +1,5 @@
 /** Test helper: a JSON request to a cluster service, signed with envelope v1 as the edge proxies sign it. */
-import { signEnvelope } from '../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../contracts/envelope/envelope.js';
 import { KEY } from './cluster-fixtures.js';
 
 export interface SignedReply {

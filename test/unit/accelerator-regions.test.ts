@@ -9,7 +9,7 @@ import {
   acceleratorSupports,
 } from '../../lib/accelerator-regions.js';
 import { loadConfig } from '../../lib/config.js';
-import { AWS_REGIONS } from '../../lib/partition.js';
+import { AWS_REGIONS } from '../../contracts/partition.js';
 
 /** Commercial regions the issue names as outside Global Accelerator's endpoint regions. */
 const UNSUPPORTED_EXAMPLES = ['ap-east-2', 'ap-southeast-6', 'ap-southeast-7', 'mx-central-1', 'me-west-1'];

@@ -16,10 +16,10 @@ import {
   renderManifests,
   serviceDnsNames,
 } from '../../lib/cluster-manifests.js';
-import { CLUSTER_SERVICES } from '../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 import type { ManifestDocument, ManifestFile } from '../../lib/cluster-manifests.js';
-import { ALB_ROUTES } from '../../lib/routing.js';
-import { TABLES } from '../../lib/tables.js';
+import { ALB_ROUTES } from '../../contracts/routing.js';
+import { TABLES } from '../../contracts/tables.js';
 
 // Read-only views of the parsed YAML; the manifests are plain JSON-like data.
 interface Container {
@@ -141,7 +141,7 @@ describe('cluster/k8s templates', () => {
     }
   });
 
-  test('table names reach the services under the variables lib/tables.ts names', () => {
+  test('table names reach the services under the variables contracts/tables.ts names', () => {
     const envVars = new Set<string>(Object.values(TABLES).map((t) => t.envVar));
     const seen = new Set<string>();
     for (const deployment of deployments) {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { CLUSTER_DOCKERFILE } from '../../lib/constructs/cluster-services.js';
 import { PLATFORM_NODE_MAJOR, PLATFORM_RUNTIME } from '../../lib/constructs/platform-function.js';
-import { CLUSTER_SERVICES } from '../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 
 const root = process.cwd();
 const dirs: string[] = [];

@@ -5,7 +5,7 @@
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { emfEnvironment, loadEmfConfig, type EmfConfig } from '../../cluster/shared/emf-config.js';
 import { EMF_FORMAT_HEADER, EmfPublisher, emfDocument } from '../../cluster/shared/emf-publisher.js';
-import { ConfigError } from '../../lambda/shared/env.js';
+import { ConfigError } from '../../contracts/env/reader.js';
 import {
   emfMessagesOf as messagesOf,
   SECRET_ACCESS_KEY,

@@ -10,11 +10,15 @@ import {
   sha256Hex,
   signEnvelope,
   stripEnvelopeHeaders,
-} from '../../lambda/shared/envelope.js';
-import type { EnvelopeRequest, EnvelopeVerifierOptions, KeySource } from '../../lambda/shared/envelope.js';
-import { NonceCache } from '../../lambda/shared/nonce-cache.js';
-import { CachedKeySource, staticKeySource } from '../../lambda/shared/signing-keys.js';
-import type { SigningKeys } from '../../lambda/shared/signing-keys.js';
+} from '../../contracts/envelope/envelope.js';
+import type {
+  EnvelopeRequest,
+  EnvelopeVerifierOptions,
+  KeySource,
+} from '../../contracts/envelope/envelope.js';
+import { NonceCache } from '../../contracts/envelope/nonce-cache.js';
+import { CachedKeySource, staticKeySource } from '../../contracts/envelope/signing-keys.js';
+import type { SigningKeys } from '../../contracts/envelope/signing-keys.js';
 
 const REFERENCE = fileURLToPath(new URL('../fixtures/envelope_reference.py', import.meta.url));
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

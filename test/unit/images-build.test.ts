@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
-import { CLUSTER_SERVICES } from '../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 
 const root = process.cwd();
 const script = join(root, 'bin', 'images-build.mjs');

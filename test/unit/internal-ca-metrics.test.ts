@@ -5,7 +5,8 @@
  * test/unit/lambda/fake-internal-ca-aws.ts.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
+import { createHandler } from '../../lambda/internal-ca/index.js';
+import { type CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import {
   generateCa,
   issueServerCertificate,

@@ -14,7 +14,8 @@ import {
 } from '@aws-sdk/client-acm';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import forge from 'node-forge';
-import { createHandler, type CertificateRenewalEvent } from '../../lambda/internal-ca/index.js';
+import { createHandler } from '../../lambda/internal-ca/index.js';
+import { type CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import {
   CA_VALIDITY_DAYS,
   certificateSerial,

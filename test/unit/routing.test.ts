@@ -1,4 +1,4 @@
-import { ALB_ROUTES, defaultRoute, listenerRules, matchesPrefix, resolve } from '../../lib/routing.js';
+import { ALB_ROUTES, defaultRoute, listenerRules, matchesPrefix, resolve } from '../../contracts/routing.js';
 
 describe('ALB routing table (seed 000)', () => {
   test('holds exactly the seed routes', () => {

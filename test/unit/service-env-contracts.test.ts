@@ -32,7 +32,7 @@ import {
   loadWebhookConfig,
   webhookEnvironment,
 } from '../../cluster/manifest-processor/src/webhooks/index.js';
-import { ConfigError } from '../../lambda/shared/env.js';
+import { ConfigError } from '../../contracts/env/reader.js';
 
 describe('environment contracts round-trip: load(environment(v)) equals v', () => {
   test('health-monitor', () => {

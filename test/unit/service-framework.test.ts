@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Type } from 'typebox';
-import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier, signEnvelope } from '../../contracts/envelope/envelope.js';
+import { staticKeySource } from '../../contracts/envelope/signing-keys.js';
 import { HttpError, RequestValidationError } from '../../cluster/shared/errors.js';
 import { Nullable, StringEnum } from '../../cluster/shared/schema.js';
 import { createService, type Service } from '../../cluster/shared/service.js';

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Type } from 'typebox';
-import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier, signEnvelope } from '../../contracts/envelope/envelope.js';
+import { staticKeySource } from '../../contracts/envelope/signing-keys.js';
 import { silentServiceLogger } from '../../cluster/shared/logger.js';
 import { createService, type Service } from '../../cluster/shared/service.js';
 import { ERROR_HINT } from '../../cluster/shared/validation.js';

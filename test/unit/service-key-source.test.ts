@@ -2,9 +2,9 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { envelopeVerifierFromEnv } from '../../cluster/shared/envelope-verifier.js';
 import { serviceKeySource } from '../../cluster/shared/signing-keys.js';
-import { ConfigError } from '../../lambda/shared/env.js';
-import { EnvelopeVerifier, signEnvelope } from '../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../lambda/shared/signing-keys.js';
+import { ConfigError } from '../../contracts/env/reader.js';
+import { EnvelopeVerifier, signEnvelope } from '../../contracts/envelope/envelope.js';
+import { staticKeySource } from '../../contracts/envelope/signing-keys.js';
 
 describe('cluster services: where envelope keys come from', () => {
   test('SIGNING_KEY_SECRET_ARN: keys from Secrets Manager; a rotation is picked up on a verification miss', async () => {

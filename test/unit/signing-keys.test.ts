@@ -4,8 +4,8 @@ import {
   parseSigningKeys,
   staticKeySource,
   validateSigningKeys,
-} from '../../lambda/shared/signing-keys.js';
-import type { SigningKeys } from '../../lambda/shared/signing-keys.js';
+} from '../../contracts/envelope/signing-keys.js';
+import type { SigningKeys } from '../../contracts/envelope/signing-keys.js';
 
 const SECRET = 'S3CR3T-key-material-do-not-log';
 const OLD_SECRET = 'OLD-S3CR3T-key-material';

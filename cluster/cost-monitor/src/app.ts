@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Logger } from 'pino';
-import { EnvReader } from '../../../lambda/shared/env.js';
+import { EnvReader } from '../../../contracts/env/reader.js';
 import { loadEmfConfig } from '../../shared/emf-config.js';
 import { EmfPublisher } from '../../shared/emf-publisher.js';
 import { createLogger } from '../../shared/logger.js';

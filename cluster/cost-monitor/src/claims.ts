@@ -16,7 +16,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { documentClient, stringAttribute, unlessConditionFailed } from '../../shared/dynamo.js';
 import { rfc3339 } from './opencost.js';
 import type { ReportWindow } from './report.js';

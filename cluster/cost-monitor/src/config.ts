@@ -1,5 +1,5 @@
 /** cost-monitor configuration: its environment contract, read and written here (docs/cost.md lists it). */
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { readContract, variablesOf, type EnvSource } from '../../shared/env-source.js';
 
 export interface CostMonitorConfig {

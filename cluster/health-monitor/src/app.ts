@@ -1,7 +1,7 @@
 /** health-monitor: cluster health and resource utilization of one region (docs/service-framework.md). */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
+import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/envelope.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { kubeConfigFromEnv } from '../../shared/kube.js';
 import { createService, type Service } from '../../shared/service.js';

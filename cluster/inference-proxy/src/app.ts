@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from 'pino';
-import type { EnvelopeVerifier, KeySource } from '../../../lambda/shared/envelope.js';
+import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/envelope.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { createService, type Service } from '../../shared/service.js';
 import { loadInferenceProxySettings, type InferenceProxyConfig } from './config.js';

@@ -2,7 +2,7 @@
  * inference-proxy configuration: its environment contract, read and written here
  * (docs/inference-proxy.md, "Environment").
  */
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { readContract, variables, type EnvSource } from '../../shared/env-source.js';
 
 export interface InferenceProxyConfig {

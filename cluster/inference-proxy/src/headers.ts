@@ -1,11 +1,11 @@
 /**
  * Header hygiene for both directions of the proxy: hop-by-hop headers (the platform's one rule,
- * lambda/shared/hop-by-hop.ts) stay on their hop; the envelope and the caller's credentials never reach a
+ * contracts/http/hop-by-hop.ts) stay on their hop; the envelope and the caller's credentials never reach a
  * model server; the proxy adds the usual forwarding headers and the request id.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { isEnvelopeHeader } from '../../../lambda/shared/envelope.js';
-import { connectionListed, isHopByHop } from '../../../lambda/shared/hop-by-hop.js';
+import { isEnvelopeHeader } from '../../../contracts/envelope/envelope.js';
+import { connectionListed, isHopByHop } from '../../../contracts/http/hop-by-hop.js';
 
 export const TARGET_HEADER = 'x-gco-inference-target';
 

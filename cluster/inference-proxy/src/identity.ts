@@ -1,5 +1,5 @@
 /** Who this service says it is: in its logs, metrics, /openapi.json and descriptor routes. */
-import type { ClusterServiceName } from '../../../lib/routing.js';
+import type { ClusterServiceName } from '../../../contracts/routing.js';
 
 export const SERVICE_NAME = 'inference-proxy' satisfies ClusterServiceName;
 export const SERVICE_VERSION = '1.0.0';

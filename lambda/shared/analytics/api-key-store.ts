@@ -12,7 +12,7 @@ import {
   type BatchWriteCommandInput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
+import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
 import { backoffDelayMs, sleep, type BackoffPolicy } from './backoff.js';
 import { isConditionalCheckFailure } from './dynamo-errors.js';
 import { pagesOf } from './dynamo-pages.js';

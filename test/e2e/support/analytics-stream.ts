@@ -1,7 +1,7 @@
 /** What the local platform's analytics events stream holds, read as a warehouse consumer would. */
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { analyticsStreamName } from '../../../lib/analytics-resources.js';
+import { analyticsStreamName } from '../../../contracts/analytics-resources.js';
 import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
 import { PROJECT, type LocalPlatform } from '../../../local/platform.js';
 import { readStream } from '../../integration/analytics/harness.js';

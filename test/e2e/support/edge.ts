@@ -1,6 +1,6 @@
 /**
  * The e2e tests' only way in: SigV4-signed requests to the platform's API Gateway emulators, made with
- * the developer credentials the platform printed (lambda/shared/sigv4.ts signs, as any SDK would).
+ * the developer credentials the platform printed (contracts/runtime/sigv4.ts signs, as any SDK would).
  */
 import type { LocalPlatform } from '../../../local/platform.js';
 import { signedRequest, type Reply, type SignedOptions } from '../../integration/local/support.js';

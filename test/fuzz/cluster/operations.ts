@@ -5,7 +5,7 @@
  * fixture), the statuses a valid request may get, and which records a rejected write must not leave.
  */
 import fc from 'fast-check';
-import type { ClusterServiceName } from '../../../lib/routing.js';
+import type { ClusterServiceName } from '../../../contracts/routing.js';
 import { jobManifest as clusterJobManifest } from '../../support/cluster-fixtures.js';
 import { DEPLOYMENT_REGIONS, MODEL_ENDPOINT, type JsonSchema, type OpenApiDocument } from './harness.js';
 import { freeObject, valueOf } from './schema-arbitrary.js';

@@ -3,7 +3,7 @@
  * test per operation.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import type { ClusterServiceName } from '../../../lib/routing.js';
+import type { ClusterServiceName } from '../../../contracts/routing.js';
 import { OPERATIONS } from '../../support/cluster-operations.js';
 import { startFuzzRegion, type FuzzRegion } from './harness.js';
 import { operationsOf, type Operation } from './operations.js';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { globalApiDefinition, type RouteDefinition } from '../../../lib/api-routes.js';
+import { globalApiDefinition, type RouteDefinition } from '../../../contracts/api-routes.js';
 import { startEdgeUnderTest, type EdgeCall, type EdgeUnderTest } from './support/edge-under-test.js';
 import { expectRefusal } from './support/error-answers.js';
 import {

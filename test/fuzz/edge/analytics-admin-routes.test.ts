@@ -9,7 +9,11 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { analyticsApiDefinition, API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../../lib/api-routes.js';
+import {
+  analyticsApiDefinition,
+  API_KEY_ID_PARAM,
+  APPLICATION_ID_PARAM,
+} from '../../../contracts/api-routes.js';
 import { localConfig } from '../../../local/platform.js';
 import type { Reply } from '../../integration/local/support.js';
 import {

@@ -17,7 +17,7 @@ import {
   regionalApiDefinition,
   type ApiDefinition,
   type RouteHandler,
-} from '../../../lib/api-routes.js';
+} from '../../../contracts/api-routes.js';
 import type { Reply } from '../../integration/local/support.js';
 import { startEdgeUnderTest, type EdgeCall, type EdgeUnderTest } from './support/edge-under-test.js';
 import { expectRefusal } from './support/error-answers.js';

@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../../../lib/config.js';
-import { analyticsApiDefinition } from '../../../lib/api-routes.js';
-import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
-import { tableName } from '../../../lib/tables.js';
+import { analyticsApiDefinition } from '../../../contracts/api-routes.js';
+import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
+import { tableName } from '../../../contracts/tables.js';
 import { ADMIN_ROUTES } from '../../../lambda/analytics-admin/index.js';
 import { hashApiKey } from '../../../lambda/shared/analytics/api-keys.js';
 import {

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
-import { tableName } from '../../../lib/tables.js';
+import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
+import { tableName } from '../../../contracts/tables.js';
 import * as authorizer from '../../../lambda/analytics-authorizer/index.js';
 import { generateApiKey, hashApiKey } from '../../../lambda/shared/analytics/api-keys.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { APPLICATION_ID_PARAM } from '../../../lib/api-routes.js';
+import { APPLICATION_ID_PARAM } from '../../../contracts/api-routes.js';
 import { batchBody, mixedBatch, validFixture, type Fixture } from './fixtures.js';
 import {
   answer,

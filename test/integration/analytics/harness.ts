@@ -22,11 +22,11 @@ import {
 } from '@aws-sdk/client-kinesis';
 import { expect } from '@jest/globals';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ANALYTICS_TABLES, analyticsStreamName } from '../../../lib/analytics-resources.js';
-import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../../lib/api-routes.js';
+import { ANALYTICS_TABLES, analyticsStreamName } from '../../../contracts/analytics-resources.js';
+import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../../contracts/api-routes.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import { startLocalKinesis, type LocalKinesis } from '../../../local/kinesis.js';
-import { tableName } from '../../../lib/tables.js';
+import { tableName } from '../../../contracts/tables.js';
 import * as admin from '../../../lambda/analytics-admin/index.js';
 import * as authorizer from '../../../lambda/analytics-authorizer/index.js';
 import * as events from '../../../lambda/analytics-events/index.js';

@@ -8,9 +8,9 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ANALYTICS_TABLES } from '../../../lib/analytics-resources.js';
+import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
 import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
-import { tableName } from '../../../lib/tables.js';
+import { tableName } from '../../../contracts/tables.js';
 import { KinesisWriter, type StreamRecord } from '../../../lambda/analytics-events/kinesis-writer.js';
 import { validFixture, batchBody } from './fixtures.js';
 import {

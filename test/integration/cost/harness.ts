@@ -11,7 +11,7 @@ import type { CostMonitorConfig } from '../../../cluster/cost-monitor/src/config
 import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import { startLocalS3, type LocalS3 } from '../../../local/s3.js';
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { startOpenCostStandIn, type OpenCostStandIn } from '../../../local/opencost-stand-in.js';
 
 export const BUCKET = 'gco-cost-reports-us-east-1';

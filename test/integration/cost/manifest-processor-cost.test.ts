@@ -12,7 +12,7 @@ import {
   costRoutes,
 } from '../../../cluster/manifest-processor/src/cost/index.js';
 import type { Service } from '../../../cluster/shared/service.js';
-import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { startPluginService, type PluginService } from '../../support/plugin-service.js';

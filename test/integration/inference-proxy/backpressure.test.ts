@@ -15,7 +15,7 @@ import {
 } from 'node:http';
 import { RELAY_BUFFER_LIMIT } from '../../../cluster/inference-proxy/src/relay.js';
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
 import {

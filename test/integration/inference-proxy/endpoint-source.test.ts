@@ -4,7 +4,7 @@
  */
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 
 let dynamo: LocalDynamo;

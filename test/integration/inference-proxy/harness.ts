@@ -19,9 +19,9 @@ import { createInferenceProxy, type InferenceProxy } from '../../../cluster/infe
 import type { InferenceProxyConfig } from '../../../cluster/inference-proxy/src/config.js';
 import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { silentServiceLogger } from '../../../cluster/shared/logger.js';
-import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import { createLocalCa, type IssuedCertificate, type LocalCa } from '../../../local/tls.js';
-import { TABLES } from '../../../lib/tables.js';
+import { TABLES } from '../../../contracts/tables.js';
 import { KEY, testEnvelopeVerifier } from '../../support/cluster-fixtures.js';
 
 export const REGION = 'us-east-1';

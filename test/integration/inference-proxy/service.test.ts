@@ -3,7 +3,7 @@
  * and operation ids are published, and no query parameter can ever turn into a 422.
  */
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import { signEnvelope } from '../../../lambda/shared/envelope.js';
+import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import {
   echoHandler,
   endpointRecord,

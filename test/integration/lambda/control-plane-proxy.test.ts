@@ -19,8 +19,8 @@ import {
   type BackendTarget,
 } from '../../../lambda/shared/backend-target.js';
 import { createLogger } from '../../../lambda/shared/logger.js';
-import { secretsManagerKeySource } from '../../../lambda/shared/secrets-key-source.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { secretsManagerKeySource } from '../../../contracts/runtime/secrets-key-source.js';
+import { staticKeySource } from '../../../contracts/envelope/signing-keys.js';
 import { createLocalCa } from '../../../local/tls.js';
 import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
 import { memoryLogger, restEvent, type RawRequest } from '../../unit/lambda/events.js';

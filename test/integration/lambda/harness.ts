@@ -11,8 +11,8 @@ import type { TLSSocket } from 'node:tls';
 import { Type } from 'typebox';
 import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { createService, type ServiceApp } from '../../../cluster/shared/service.js';
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
-import { staticKeySource, type SigningKeys } from '../../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier } from '../../../contracts/envelope/envelope.js';
+import { staticKeySource, type SigningKeys } from '../../../contracts/envelope/signing-keys.js';
 import type { IssuedCertificate, LocalCa } from '../../../local/tls.js';
 
 export const BACKEND_NAME = 'backend.gco.gco.internal';

@@ -12,7 +12,7 @@ import {
   targetFactory,
   type BackendTarget,
 } from '../../../lambda/shared/backend-target.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { staticKeySource } from '../../../contracts/envelope/signing-keys.js';
 import {
   HTTP_INTEGRATION_CONTENT_TYPE,
   isStreamingHandler,

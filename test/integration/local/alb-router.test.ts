@@ -1,6 +1,6 @@
 /**
  * The local ALB router: TLS with the internal CA's certificate for the backend host name, routing by the
- * seed's prefix table (lib/routing.ts, whole segments, longest prefix), requests passed on unchanged,
+ * seed's prefix table (contracts/routing.ts, whole segments, longest prefix), requests passed on unchanged,
  * responses streamed, and the ALB's 502/503 when a target is down or missing.
  */
 import { once } from 'node:events';
@@ -152,7 +152,7 @@ function call(
   });
 }
 
-describe('routing (lib/routing.ts)', () => {
+describe('routing (contracts/routing.ts)', () => {
   test.each([
     ['/api/v1/health', 'health-monitor'],
     ['/api/v1/health/deep?x=1', 'health-monitor'],

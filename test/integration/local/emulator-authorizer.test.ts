@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import type { ApiDefinition } from '../../../lib/api-routes.js';
+import type { ApiDefinition } from '../../../contracts/api-routes.js';
 import {
   startApiGatewayEmulator,
   type ApiGatewayEmulator,

@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { ApiDefinition } from '../../../lib/api-routes.js';
+import type { ApiDefinition } from '../../../contracts/api-routes.js';
 import {
   startApiGatewayEmulator,
   type ApiGatewayEmulator,

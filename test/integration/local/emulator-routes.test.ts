@@ -8,7 +8,7 @@ import {
   analyticsApiDefinition,
   globalApiDefinition,
   regionalApiDefinition,
-} from '../../../lib/api-routes.js';
+} from '../../../contracts/api-routes.js';
 import { loadConfig } from '../../../lib/config.js';
 import { RouteTable } from '../../../local/api-gateway-emulator/routes.js';
 

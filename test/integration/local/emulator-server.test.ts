@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { ApiDefinition } from '../../../lib/api-routes.js';
+import type { ApiDefinition } from '../../../contracts/api-routes.js';
 import {
   startApiGatewayEmulator,
   type AccessLogEntry,

@@ -1,11 +1,11 @@
 /**
  * The emulator's SigV4 check: what the AWS SDK signer, curl and awscurl produce is accepted; everything
  * API Gateway refuses is refused with its error type and message. Signatures come from the project's
- * own SigV4 client (lambda/shared/sigv4.ts, @smithy/signature-v4) and from the AWS test suite.
+ * own SigV4 client (contracts/runtime/sigv4.ts, @smithy/signature-v4) and from the AWS test suite.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { signSigV4, type SigV4Input } from '../../../lambda/shared/sigv4.js';
+import { signSigV4, type SigV4Input } from '../../../contracts/runtime/sigv4.js';
 import {
   verifySigV4,
   type CredentialStore,

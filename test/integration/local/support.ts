@@ -1,11 +1,11 @@
 /**
  * Helpers for the local-platform integration tests: SigV4-signed requests made with the project's own
- * signer (lambda/shared/sigv4.ts, @smithy/signature-v4) and a raw HTTP client for what fetch cannot
+ * signer (contracts/runtime/sigv4.ts, @smithy/signature-v4) and a raw HTTP client for what fetch cannot
  * send (repeated headers, exact bytes).
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
-import type { RouteHandler, RouteIntegration } from '../../../lib/api-routes.js';
-import { signSigV4 } from '../../../lambda/shared/sigv4.js';
+import type { RouteHandler, RouteIntegration } from '../../../contracts/api-routes.js';
+import { signSigV4 } from '../../../contracts/runtime/sigv4.js';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { createLocalCredentials } from '../../../local/credentials.js';
 

@@ -5,7 +5,7 @@ import {
   type ClusterSnapshot,
   type NodeSnapshot,
 } from '../../../cluster/health-monitor/src/snapshot.js';
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 
 const GiB = 2 ** 30;
 

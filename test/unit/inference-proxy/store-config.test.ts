@@ -4,7 +4,7 @@ import {
 } from '../../../cluster/inference-proxy/src/config.js';
 import { EndpointCache, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { classify } from '../../../cluster/inference-proxy/src/upstream.js';
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 
 function countingSource(values: Record<string, unknown>) {
   const calls: string[] = [];

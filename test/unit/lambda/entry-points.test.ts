@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 import {
   invokeStreamingHandler,
   readHttpIntegrationResponse,

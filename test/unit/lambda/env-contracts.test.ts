@@ -3,12 +3,12 @@
  * local platform) its reader reads back unchanged, so a variable renamed on one side fails here.
  */
 import { describe, expect, test } from '@jest/globals';
-import { aggregatorEnvironment, readAggregatorConfig } from '../../../lambda/aggregator/config.js';
-import { eventsEnvironment, readEventsConfig } from '../../../lambda/analytics-events/config.js';
+import { aggregatorEnvironment, readAggregatorConfig } from '../../../contracts/env/aggregator.js';
+import { eventsEnvironment, readEventsConfig } from '../../../contracts/env/analytics-events.js';
 import {
   readWarehouseSetupConfig,
   warehouseSetupEnvironment,
-} from '../../../lambda/analytics-warehouse-setup/config.js';
+} from '../../../contracts/env/analytics-warehouse-setup.js';
 import {
   controlPlaneProxyEnvironment,
   readControlPlaneProxyConfig,
@@ -17,14 +17,14 @@ import {
   inferenceProxyEnvironment,
   readInferenceProxyConfig,
 } from '../../../lambda/inference-stream-proxy/config.js';
-import { keyStoresEnvironment, readKeyStoresConfig } from '../../../lambda/shared/analytics/key-stores.js';
-import { EnvReader } from '../../../lambda/shared/env.js';
+import { keyStoresEnvironment, readKeyStoresConfig } from '../../../contracts/env/key-stores.js';
+import { EnvReader } from '../../../contracts/env/reader.js';
 import {
   functionRegionEnvironment,
   readFunctionRegionConfig,
 } from '../../../lambda/shared/function-region.js';
-import { proxyEnvironment, readProxyConfig, type ProxyConfig } from '../../../lambda/shared/proxy-config.js';
-import { readStudioLoginConfig, studioLoginEnvironment } from '../../../lambda/studio-login/config.js';
+import { proxyEnvironment, readProxyConfig, type ProxyConfig } from '../../../contracts/env/proxy.js';
+import { readStudioLoginConfig, studioLoginEnvironment } from '../../../contracts/env/studio-login.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gco-signing-AbCdEf';

@@ -1,6 +1,6 @@
-// One hop-by-hop rule for every proxy of the platform (lambda/shared/hop-by-hop.ts).
+// One hop-by-hop rule for every proxy of the platform (contracts/http/hop-by-hop.ts).
 import { describe, expect, test } from '@jest/globals';
-import { connectionListed, isHopByHop } from '../../../lambda/shared/hop-by-hop.js';
+import { connectionListed, isHopByHop } from '../../../contracts/http/hop-by-hop.js';
 
 describe('hop-by-hop headers', () => {
   test.each([

@@ -1,6 +1,6 @@
 import { readControlPlaneProxyConfig } from '../../../lambda/control-plane-proxy/config.js';
 import { readInferenceProxyConfig } from '../../../lambda/inference-stream-proxy/config.js';
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
 const base = {

@@ -1,4 +1,4 @@
-import { EnvelopeVerifier } from '../../../lambda/shared/envelope.js';
+import { EnvelopeVerifier } from '../../../contracts/envelope/envelope.js';
 import { ApiError } from '../../../lambda/shared/errors.js';
 import {
   buildQuery,
@@ -10,7 +10,7 @@ import {
   requestTarget,
   withEnvelope,
 } from '../../../lambda/shared/proxy-request.js';
-import { staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { staticKeySource } from '../../../contracts/envelope/signing-keys.js';
 import { restEvent } from './events.js';
 
 const HOST = 'backend.gco.gco.internal';

@@ -1,5 +1,8 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { secretsManagerFetcher, secretsManagerKeySource } from '../../../lambda/shared/secrets-key-source.js';
+import {
+  secretsManagerFetcher,
+  secretsManagerKeySource,
+} from '../../../contracts/runtime/secrets-key-source.js';
 import { FakeSecret, SECRET_ARN } from './fake-secrets.js';
 
 const KEY = 'sm-signing-key-0123456789abcdef0123';

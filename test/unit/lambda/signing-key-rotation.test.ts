@@ -5,8 +5,8 @@ import {
   generateSigningKey,
   RotationError,
 } from '../../../lambda/signing-key-rotation/index.js';
-import { EnvelopeVerifier, signEnvelope } from '../../../lambda/shared/envelope.js';
-import { parseSigningKeys, staticKeySource } from '../../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier, signEnvelope } from '../../../contracts/envelope/envelope.js';
+import { parseSigningKeys, staticKeySource } from '../../../contracts/envelope/signing-keys.js';
 import { SECRET_ARN, FakeSecret } from './fake-secrets.js';
 import { memoryLogger } from './events.js';
 

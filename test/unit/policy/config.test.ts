@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 import {
   DEFAULT_POLICY_CONFIG,
   loadPolicyConfig,

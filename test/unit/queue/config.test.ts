@@ -1,5 +1,5 @@
 import { loadQueueConfig, QUEUE_DEFAULTS } from '../../../cluster/manifest-processor/src/queue/config.js';
-import { ConfigError } from '../../../lambda/shared/env.js';
+import { ConfigError } from '../../../contracts/env/reader.js';
 
 describe('loadQueueConfig', () => {
   const base = { JOB_QUEUE_TABLE: 'gco-job-queue', QUEUE_REGION: 'us-east-1', HOSTNAME: 'mp-0' };

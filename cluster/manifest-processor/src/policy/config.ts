@@ -2,8 +2,8 @@
  * Policy configuration: its environment contract, read and written here. The front door and the queue
  * worker share one ValidationPolicy built from it, so both enforce the same rules.
  */
-import type { EnvReader } from '../../../../lambda/shared/env.js';
-import { CLUSTER_SERVICES } from '../../../../lib/routing.js';
+import type { EnvReader } from '../../../../contracts/env/reader.js';
+import { CLUSTER_SERVICES } from '../../../../contracts/routing.js';
 import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
 import { tryParseQuantity } from '../../../shared/quantity.js';
 import type { Parsed } from './json.js';

@@ -1,5 +1,5 @@
 /** Central job queue configuration: its environment contract, read and written here (docs/queue.md). */
-import { TABLES } from '../../../../lib/tables.js';
+import { TABLES } from '../../../../contracts/tables.js';
 import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
 import { replicaId } from '../../../shared/replica-id.js';
 

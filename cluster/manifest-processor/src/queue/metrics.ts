@@ -1,5 +1,5 @@
 /**
- * QueueDepth and OldestQueuedJobAgeSeconds of this worker's region (cluster/shared/platform-metrics.ts),
+ * QueueDepth and OldestQueuedJobAgeSeconds of this worker's region (contracts/platform-metrics.ts),
  * computed once per metrics interval from dispatch-index and handed to the EMF publisher.
  *
  * Every replica whose worker runs publishes the same two values: no election to get wrong, and the

@@ -1,7 +1,7 @@
 /**
  * The queued-job record: its shape, its DynamoDB item encoding and its JSON view.
  *
- * Index membership encodes the state machine (lib/tables.ts): `dispatch_region`/`dispatch_order` exist
+ * Index membership encodes the state machine (contracts/tables.ts): `dispatch_region`/`dispatch_order` exist
  * only while the job is queued, `lease_region`/`lease_expires_at` only while a worker holds it (a claim,
  * or the status-sync hold of a job running in its region's cluster). `record_type` puts jobs — and
  * never idempotency records — into the listing indexes.

@@ -2,9 +2,9 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 import { ERROR_HINT } from '../../../shared/validation.js';
-import { QUEUE_STATUSES, type QueueStatus } from './statuses.js';
+import { QUEUE_STATUSES, type QueueStatus } from '../../../../contracts/queue-states.js';
 
-export { QUEUE_STATUSES, type QueueStatus } from './statuses.js';
+export { QUEUE_STATUSES, type QueueStatus } from '../../../../contracts/queue-states.js';
 export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /** Default namespace of a queued job (QueuedJobRequest, docs/queue.md). */

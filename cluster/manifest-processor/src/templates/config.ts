@@ -1,5 +1,5 @@
-/** Job templates configuration: the table's name (written by lib/tables.ts tableEnvironment()). */
-import { TABLES } from '../../../../lib/tables.js';
+/** Job templates configuration: the table's name (written by contracts/tables.ts tableEnvironment()). */
+import { TABLES } from '../../../../contracts/tables.js';
 import { readContract, type EnvSource } from '../../../shared/env-source.js';
 
 export interface TemplateConfig {

@@ -1,5 +1,5 @@
 /**
- * Job templates in DynamoDB (lib/tables.ts TABLES.jobTemplates, pk `name`). The manifest and the default
+ * Job templates in DynamoDB (contracts/tables.ts TABLES.jobTemplates, pk `name`). The manifest and the default
  * parameters are stored as JSON text: numbers keep their exact JSON form and DynamoDB's attribute rules
  * (no empty sets, number precision) never reshape a manifest.
  */

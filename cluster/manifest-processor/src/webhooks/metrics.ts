@@ -1,5 +1,5 @@
 /**
- * The webhook metrics (cluster/shared/platform-metrics.ts), published once per metrics interval:
+ * The webhook metrics (contracts/platform-metrics.ts), published once per metrics interval:
  * - WebhookDeliveriesSucceeded / WebhookDeliveriesFailed: this replica's delivery attempts since the last
  *   publication (a failed attempt counts whether it is retried or not: non-2xx, timeout, refused target);
  * - WebhookOutboxDepth / OldestWebhookOutboxEntryAgeSeconds: the undelivered outbox items. The outbox is

@@ -1,5 +1,5 @@
 /**
- * DynamoDB state of webhooks (lib/tables.ts): registrations (TABLES.webhooks) and the delivery outbox
+ * DynamoDB state of webhooks (contracts/tables.ts): registrations (TABLES.webhooks) and the delivery outbox
  * (TABLES.webhookDeliveries). dynalite has no transactions, so every state change is one conditional
  * single-item write:
  * - enqueue: Put with attribute_not_exists(delivery_id); ids are deterministic, so replicas enqueue once;

@@ -7,9 +7,9 @@
  */
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from '@aws-sdk/client-kinesis';
-import { ANALYTICS_TABLES } from '../../../../lib/analytics-resources.js';
+import { ANALYTICS_TABLES } from '../../../../contracts/analytics-resources.js';
 import { aggregatorRoleName } from '../../../../lib/names.js';
-import { tableName } from '../../../../lib/tables.js';
+import { tableName } from '../../../../contracts/tables.js';
 import { startLocalAnalytics } from '../../../../local/analytics.js';
 import { createLocalCredentials } from '../../../../local/credentials.js';
 import { LOCAL_ACCOUNT_ID, localConfig } from '../../../../local/platform.js';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PlatformConfig } from '../../../../lib/config.js';
 import { aggregatorRoleName } from '../../../../lib/names.js';
-import { CLUSTER_SERVICES } from '../../../../lib/routing.js';
+import { CLUSTER_SERVICES } from '../../../../contracts/routing.js';
 import { startAccelerator } from '../../../../local/accelerator.js';
 import { startAlbRouter, type AlbRouter } from '../../../../local/alb-router.js';
 import { startAwsStandIns } from '../../../../local/aws-stand-ins/index.js';

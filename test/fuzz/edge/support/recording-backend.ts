@@ -1,13 +1,13 @@
 /**
  * The cluster side of the edge under generated input: one plain HTTP server behind every ALB route
- * that verifies the HMAC envelope exactly as the services do (lambda/shared/envelope.ts), records what
+ * that verifies the HMAC envelope exactly as the services do (contracts/envelope/envelope.ts), records what
  * reached it, and answers 200. It stands in for the services on purpose: the properties are about the
  * edge's own logic (what it refuses, what it forwards and how), not about the services' validation.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnvelopeVerifier, type EnvelopeVerifyResult } from '../../../../lambda/shared/envelope.js';
-import { staticKeySource } from '../../../../lambda/shared/signing-keys.js';
+import { EnvelopeVerifier, type EnvelopeVerifyResult } from '../../../../contracts/envelope/envelope.js';
+import { staticKeySource } from '../../../../contracts/envelope/signing-keys.js';
 
 export interface ReceivedRequest {
   /** `x-request-id`: the API Gateway request id the proxy forwarded (regional id for aggregate calls). */

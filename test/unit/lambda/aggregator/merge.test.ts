@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { sortJobs, type JobView } from '../../../../cluster/manifest-processor/src/job-view.js';
-import { readAggregatorConfig } from '../../../../lambda/aggregator/config.js';
+import { readAggregatorConfig } from '../../../../contracts/env/aggregator.js';
 import type { RegionResult } from '../../../../lambda/aggregator/fan-out.js';
 import {
   compareJobs,

@@ -1,15 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { readAggregatorConfig } from '../../../../lambda/aggregator/config.js';
+import { readAggregatorConfig } from '../../../../contracts/env/aggregator.js';
+import { SsmDiscovery, discoveryFor } from '../../../../lambda/shared/regional-apis.js';
 import {
-  SsmDiscovery,
-  discoveryFor,
   normalizeApiUrl,
   parseRegionList,
   parseRegionalApis,
   withExpectedRegions,
-} from '../../../../lambda/shared/regional-apis.js';
+} from '../../../../contracts/regional-apis.js';
 
 const URL1 = 'https://abc123.execute-api.us-east-1.amazonaws.com/prod';
 

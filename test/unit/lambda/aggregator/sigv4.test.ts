@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { encodeQuery, rfc3986Encode, signSigV4 } from '../../../../lambda/shared/sigv4.js';
+import { encodeQuery, rfc3986Encode, signSigV4 } from '../../../../contracts/runtime/sigv4.js';
 
 // The AWS SigV4 test suite's credentials and date (aws-sig-v4-test-suite, "get-vanilla").
 const SUITE = {

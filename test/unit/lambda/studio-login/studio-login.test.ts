@@ -7,7 +7,7 @@ import {
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createLogger } from '../../../../lambda/shared/logger.js';
-import { readStudioLoginConfig, type StudioLoginSettings } from '../../../../lambda/studio-login/config.js';
+import { readStudioLoginConfig, type StudioLoginSettings } from '../../../../contracts/env/studio-login.js';
 import { createHandler, profileNameFor } from '../../../../lambda/studio-login/index.js';
 import { apiEvent } from '../events.js';
 

@@ -9,7 +9,7 @@ import {
   parseSigningKeys,
   type CachedKeySourceOptions,
   type SigningKeys,
-} from './signing-keys.js';
+} from '../envelope/signing-keys.js';
 
 /** Reads and validates AWSCURRENT of the secret. Errors never contain the secret's text. */
 export function secretsManagerFetcher(

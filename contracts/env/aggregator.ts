@@ -3,13 +3,13 @@
  * writes it (the global stack, the local edge), `readAggregatorConfig` reads it on the first invocation,
  * reporting every problem at once.
  */
-import { EnvReader, envVariables } from '../shared/env.js';
+import { EnvReader, envVariables } from './reader.js';
 import {
   DEFAULT_DISCOVERY_TTL_SECONDS,
   parseRegionalApis,
   parseRegionList,
   type DiscoverySettings,
-} from '../shared/regional-apis.js';
+} from '../regional-apis.js';
 
 /** API Gateway cuts the integration at 29 s; 27 s leaves room to merge, serialize and return. */
 export const DEFAULT_BUDGET_MS = 27_000;

@@ -3,8 +3,8 @@
  * by ANALYTICS_TABLES) and the events stream. Each handler's contract module reads its own set with one
  * EnvReader, so every problem is reported at once naming the variable.
  */
-import type { TableDefinition } from '../../../lib/tables.js';
-import type { EnvReader } from '../env.js';
+import type { TableDefinition } from '../tables.js';
+import type { EnvReader } from './reader.js';
 
 export const EVENTS_STREAM_ENV = 'EVENTS_STREAM_NAME';
 

@@ -4,11 +4,24 @@
  * definition into API Gateway resources and methods; the local API Gateway emulator (`npm start`) serves
  * the same definitions; tests assert against them. A route that is not listed here does not exist anywhere.
  */
-import type { PlatformConfig } from './config.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
 type ApiId = 'global' | 'regional' | 'analytics';
+
+/** The deployment settings the route tables depend on (a structural subset of lib/config.ts's PlatformConfig). */
+export interface ApiSettings {
+  readonly projectName: string;
+  readonly stage: string;
+  readonly hasAccelerator: boolean;
+  readonly apiGateway: {
+    readonly throttlingRateLimit: number;
+    readonly throttlingBurstLimit: number;
+    readonly globalEndpointType: ApiDefinition['endpointType'];
+  };
+  readonly analyticsEnvironment: { readonly enabled: boolean };
+  readonly analyticsApi: { readonly stage: string };
+}
 
 /** The Lambda function behind a route: the stacks map each to a NodejsFunction, the emulator to its handler. */
 export type RouteHandler =
@@ -121,12 +134,12 @@ function inferenceRoutes(): RouteDefinition[] {
  * Global API (EDGE). Aggregate routes always; the accelerator-backed catch-alls only where the partition
  * has Global Accelerator; the studio routes only with the analytics environment.
  */
-const stageThrottling = (config: PlatformConfig): StageThrottling => ({
+const stageThrottling = (config: ApiSettings): StageThrottling => ({
   rateLimit: config.apiGateway.throttlingRateLimit,
   burstLimit: config.apiGateway.throttlingBurstLimit,
 });
 
-export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
+export function globalApiDefinition(config: ApiSettings): ApiDefinition {
   const aggregate = (method: HttpMethod, name: string, operationId: string): RouteDefinition => ({
     path: `/api/v1/global/${name}`,
     method,
@@ -174,7 +187,7 @@ export function globalApiDefinition(config: PlatformConfig): ApiDefinition {
 }
 
 /** Regional API (REGIONAL), one per deployment region: the catch-alls, plus HEAD/OPTIONS on control plane. */
-export function regionalApiDefinition(config: PlatformConfig): ApiDefinition {
+export function regionalApiDefinition(config: ApiSettings): ApiDefinition {
   return {
     id: 'regional',
     title: `${config.projectName} regional API`,
@@ -194,7 +207,7 @@ export const APPLICATION_ID_PARAM = 'APPLICATION_ID';
 export const API_KEY_ID_PARAM = 'API_KEY_ID';
 
 /** Game-analytics ingestion API (docs/analytics-api.md): administrative routes are IAM, events use API keys. */
-export function analyticsApiDefinition(config: PlatformConfig): ApiDefinition {
+export function analyticsApiDefinition(config: ApiSettings): ApiDefinition {
   const app = `/applications/{${APPLICATION_ID_PARAM}}`;
   const key = `${app}/authorizations/{${API_KEY_ID_PARAM}}`;
   const admin = (method: HttpMethod, path: string, operationId: string): RouteDefinition => ({

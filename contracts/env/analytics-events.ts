@@ -2,9 +2,9 @@
  * The events handler's environment contract (docs/analytics-api.md, "Environment"): `eventsEnvironment`
  * writes it (the analytics stack, the local platform), `readEventsConfig` reads it.
  */
-import { ANALYTICS_TABLES } from '../../lib/analytics-resources.js';
-import { EnvReader, envVariables } from '../shared/env.js';
-import { EVENTS_STREAM_ENV, readEventsStreamName, readTableName } from '../shared/analytics/config.js';
+import { ANALYTICS_TABLES } from '../analytics-resources.js';
+import { EnvReader, envVariables } from './reader.js';
+import { EVENTS_STREAM_ENV, readEventsStreamName, readTableName } from './analytics-tables.js';
 
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 3600;
 

@@ -1,14 +1,12 @@
 /**
  * DynamoDB tables of the platform, declared ONCE: the stacks create them from these definitions, the
  * services read their names from the environment variables named here, and tests/`npm start` create the
- * same tables in dynalite with createTableInput(). Central tables live in the global region and every
+ * same tables in dynalite (local/dynamodb.ts). Central tables live in the global region and every
  * region's services reach them there; regional tables live in each region.
  *
  * Sparse indexes carry the queue's state machine: an item appears in `dispatch-index` only while it
  * waits to be dispatched, and in `lease-index` only while a worker holds it.
  */
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-
 export interface KeyAttribute {
   readonly name: string;
   readonly type: 'S' | 'N';
@@ -137,38 +135,4 @@ export function tableNameFromEnv(table: TableDefinition, env: NodeJS.ProcessEnv 
   const name = env[table.envVar];
   if (!name) throw new Error(`${table.envVar} is not set (name of the ${table.id} table)`);
   return name;
-}
-
-/** CreateTable input (on-demand) for dynalite in tests and the local platform; the stacks mirror it. */
-export function createTableInput(table: TableDefinition, name: string): CreateTableCommandInput {
-  const attributes = new Map<string, KeyAttribute>();
-  const add = (a: KeyAttribute | undefined) => a && attributes.set(a.name, a);
-  add(table.partitionKey);
-  add(table.sortKey);
-  for (const index of table.indexes) {
-    add(index.partitionKey);
-    add(index.sortKey);
-  }
-  const keySchema = (pk: KeyAttribute, sk: KeyAttribute | undefined) => [
-    { AttributeName: pk.name, KeyType: 'HASH' as const },
-    ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : []),
-  ];
-  return {
-    TableName: name,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [...attributes.values()].map((a) => ({
-      AttributeName: a.name,
-      AttributeType: a.type,
-    })),
-    KeySchema: keySchema(table.partitionKey, table.sortKey),
-    ...(table.indexes.length > 0
-      ? {
-          GlobalSecondaryIndexes: table.indexes.map((i) => ({
-            IndexName: i.indexName,
-            KeySchema: keySchema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: 'ALL' as const },
-          })),
-        }
-      : {}),
-  };
 }

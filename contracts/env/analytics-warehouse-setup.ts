@@ -4,9 +4,8 @@
  * `readWarehouseSetupConfig` reads it. Without REDSHIFT_WORKGROUP_NAME the deployment has no warehouse
  * and setup answers 400.
  */
-import { EnvReader, envVariables } from '../shared/env.js';
-import { EVENTS_STREAM_ENV, readEventsStreamName } from '../shared/analytics/config.js';
-import { isRoleArn } from './sql.js';
+import { EnvReader, envVariables } from './reader.js';
+import { EVENTS_STREAM_ENV, readEventsStreamName } from './analytics-tables.js';
 
 export const DEFAULT_WAIT_MS = 25_000;
 export const DEFAULT_DATABASE = 'dev';
@@ -69,4 +68,11 @@ export function readWarehouseSetupConfig(env: NodeJS.ProcessEnv): WarehouseSetup
   const waitMs = r.integer('SETUP_WAIT_MS', DEFAULT_WAIT_MS, { min: 1_000, max: 28_000 });
   r.finish();
   return Object.freeze({ streamName, ...(warehouse !== undefined ? { warehouse } : {}), waitMs });
+}
+
+// The role ARN ends up inside a SQL literal (DDL takes no bind parameters): accept only this shape.
+const ROLE_ARN_RE = /^arn:aws[a-z-]*:iam::\d{12}:role\/[A-Za-z0-9+=,.@_/-]{1,512}$/;
+
+export function isRoleArn(value: string): boolean {
+  return ROLE_ARN_RE.test(value);
 }

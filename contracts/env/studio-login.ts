@@ -3,7 +3,7 @@
  * writes it (the global stack), `readStudioLoginConfig` reads it on the first invocation, reporting
  * every problem at once.
  */
-import { EnvReader, envVariables } from '../shared/env.js';
+import { EnvReader, envVariables } from './reader.js';
 
 /** SageMaker's ExpiresInSeconds range (validity of the URL itself). */
 export const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;

@@ -5,7 +5,7 @@
  * same EnvReader, so every problem is reported together.
  */
 import { readFileSync } from 'node:fs';
-import { envVariables, type EnvReader } from './env.js';
+import { envVariables, type EnvReader } from './reader.js';
 
 export type ProxyMode = 'global' | 'regional';
 

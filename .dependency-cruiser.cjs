@@ -1,0 +1,65 @@
+// The import rules between the top-level folders (ARCHITECTURE.md, "Layout"), checked in `npm run lint`:
+// - contracts/ is the ground floor: lib/ (CDK app), lambda/, cluster/ (services) and cli/ import it and npm
+//   packages, never each other; contracts/ imports nothing of theirs;
+// - contracts/ outside contracts/runtime/ is framework-free (node: built-ins only), so every side can load it;
+// - product code never imports the local platform (local/ stands in for AWS and Kubernetes around it);
+// - no import cycle between any two files.
+const PRODUCT = ['lib', 'lambda', 'cluster', 'cli'];
+const sideways = PRODUCT.map((folder) => ({
+  name: `no-sideways-from-${folder}`,
+  comment: `${folder}/ imports only contracts/, its own folder and npm packages (ARCHITECTURE.md, "Layout").`,
+  severity: 'error',
+  from: { path: `^${folder}/` },
+  to: { path: `^(${PRODUCT.filter((other) => other !== folder).join('|')}|local|bin|test|bench)/` },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...sideways,
+    {
+      name: 'contracts-are-the-ground-floor',
+      comment: 'contracts/ is what the product folders agree on: it imports none of them.',
+      severity: 'error',
+      from: { path: '^contracts/' },
+      to: { path: '^(lib|lambda|cluster|cli|local|bin|test|bench)/' },
+    },
+    {
+      name: 'contracts-are-framework-free',
+      comment:
+        'contracts/ (outside contracts/runtime/) uses node: built-ins only: no AWS SDK, CDK, Fastify or other package.',
+      severity: 'error',
+      from: { path: '^contracts/', pathNot: '^contracts/runtime/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'product-never-imports-local',
+      comment: 'Product code must not depend on the local platform (local/).',
+      severity: 'error',
+      from: { path: '^(contracts|lib|lambda|cluster|cli)/' },
+      to: { path: '^local/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycle between files: a cycle makes load order matter and layers meaningless.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|cdk\\.out|\\.local)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+    reporterOptions: {
+      archi: {
+        collapsePattern: '^(contracts/runtime|contracts|lib|lambda|cluster|cli|local|bin|bench|test)/',
+      },
+    },
+  },
+};
