@@ -2,7 +2,7 @@
 // message wording for the checks that clients most often trip over (names, labels, pod/job/workload specs).
 
 import { validateCrd } from './crds.js';
-import { Causes, show } from './causes.js';
+import { Causes } from './causes.js';
 import { CONTROLLER_UID } from './names.js';
 import { parseQuantity } from './quantity.js';
 import type { NameRule, ResourceType } from './registry.js';
