@@ -13,7 +13,6 @@ const base = {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testPathIgnorePatterns: ['/node_modules/', '/cdk.out/'],
   modulePathIgnorePatterns: ['<rootDir>/cdk.out/', '<rootDir>/.local/'],
-  testTimeout: 30000,
 };
 
 // Suites under test/unit that start a process (bash, python3, node, docker) or listen on a socket:
@@ -26,6 +25,7 @@ const UNIT_WITH_IO = [
   'test/unit/envelope.test.ts',
   'test/unit/images-build.test.ts',
   'test/unit/internal-ca.test.ts',
+  'test/unit/service-framework.test.ts',
   'test/unit/tls.test.ts',
   'test/unit/webhooks/client.test.ts',
 ];
@@ -51,6 +51,8 @@ export default {
     // The local platform (or `npm start` itself) end to end.
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
   ],
+  // A global option: jest ignores it inside a project.
+  testTimeout: 30000,
   // One worker per core (jest's default leaves one core idle); suites use random ports and own temp dirs.
   maxWorkers: '100%',
 };
