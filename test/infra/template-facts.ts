@@ -15,7 +15,7 @@ interface Resource {
  * An intrinsic as the text CloudFormation would make of it, references kept as `${Name}`: shows
  * whether an ARN or name holds a literal account or region or a pseudo parameter.
  */
-export function text(value: unknown): string {
+function text(value: unknown): string {
   if (typeof value === 'string') return value;
   const v = value as Json;
   if ('Ref' in v) return `\${${v.Ref as string}}`;
