@@ -156,16 +156,18 @@ describe.each(configs)('%s', (name, _context, expectedStacks) => {
 
 // ---- one snapshot per stack kind, in its default configuration ------------------------------------
 
+const DEFAULT = 'default (cdk.json)';
+
 describe('one snapshot per stack kind, in its default configuration', () => {
   test('global (cdk.json)', () => {
-    expect(snapshotOf(app('default (cdk.json)').globalStack)).toMatchSnapshot();
+    expect(snapshotOf(app(DEFAULT).globalStack)).toMatchSnapshot();
   });
 
   test('regional (cdk.json)', () => {
-    expect(snapshotOf(regionalStackOf(app('default (cdk.json)'), 'us-east-1'))).toMatchSnapshot();
+    expect(snapshotOf(regionalStackOf(app(DEFAULT), 'us-east-1'))).toMatchSnapshot();
   });
 
-  test('analytics (analytics_api.enabled, everything else cdk.json)', () => {
+  test('analytics (analytics_api.enabled, the rest default)', () => {
     expect(snapshotOf(analyticsStackOf(app('analytics API enabled')))).toMatchSnapshot();
   });
 });
@@ -196,7 +198,6 @@ function templateWithout(stack: Stack, types: string[] = []): TemplateJson {
   return { ...template, Resources: Object.fromEntries(kept) };
 }
 
-const DEFAULT = 'default (cdk.json)';
 const defaultRegional = (): Stack => regionalStackOf(app(DEFAULT), 'us-east-1');
 
 /** What the default configuration (cdk.json) makes of the global stack: the base of every difference. */
