@@ -5,11 +5,15 @@
  * next request.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest } from '../integration/local/support.js';
 import { analyticsStreamRecords } from './support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 let platform: LocalPlatform;
 let edge: EdgeClient;

@@ -4,10 +4,14 @@
  * Each answer is what docs/api-limits.md says: no 500, no silent acceptance, no leaked internals, and the
  * inputs the spec allows are accepted.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { jobManifest } from '../support/cluster-fixtures.js';
 import { edgeClient, poll, type EdgeClient, type Reply } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 let platform: LocalPlatform;
 let edge: EdgeClient;

@@ -5,10 +5,14 @@
  * while a correctly signed request goes all the way to the cluster through the accelerator or the
  * region's ALB.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest, signedRequest } from '../integration/local/support.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 let platform: LocalPlatform;
 let edge: EdgeClient;

@@ -5,12 +5,16 @@
  * can complete only if no hop buffers it — the first token provably arrives before the last is produced.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { signSigV4 } from '../../contracts/runtime/sigv4.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { tokenFor } from '../../local/model-server.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
 import { TokenGate } from './support/token-gate.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 const REGION = 'us-east-1';
 const PROMPT = 'stream me';

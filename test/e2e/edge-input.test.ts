@@ -6,12 +6,16 @@
  * and a game client's lower-case `{"events": [...]}` batch lands in the stream once per event.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { rawRequest } from '../integration/local/support.js';
 import { expectRefusal } from '../fuzz/edge/support/error-answers.js';
 import { analyticsStreamRecords } from './support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 let platform: LocalPlatform;
 let edge: EdgeClient;

@@ -3,9 +3,13 @@
  * manifest-processor, Kubernetes API simulator): a manifest submitted and run to success on the
  * simulator's clock, and a queued job submitted twice with one Idempotency-Key — one job, one run.
  */
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { edgeClient, poll, type EdgeClient } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 let platform: LocalPlatform;
 let edge: EdgeClient;

@@ -4,9 +4,13 @@
  * each regional API), and merges by region. With one region's ALB down, that region is reported failed
  * in place — never dropped — while the other answers, and the accelerator keeps serving from it.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { edgeClient, poll, type EdgeClient } from './support/edge.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) in this process: tests and
+// hooks get an explicit budget here; the hook that starts it names its own.
+jest.setTimeout(30_000);
 
 // The accelerator prefers the first region: taking that one down also proves it fails over.
 const DOWN = 'us-east-1';

@@ -25,6 +25,8 @@ function childProcesses(pid: number): string[] {
   );
 }
 
+// Spawns `npm start` (a cold esbuild bundle, every service) and runs curl against it: 60 s, passed
+// explicitly below, instead of the 30 s default.
 test('npm start: ready line, URLs, credentials, working curl examples, endpoints.json, clean stop', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gco-local-'));
   // Forget the recorded bundle so this start builds one: esbuild's service must be gone by ready.

@@ -1,5 +1,5 @@
 // `<project>-global` (lib/stacks/global-stack.ts) against docs/global-stack.md: each rule is asserted
-// once, against the synthesized template; a snapshot per configuration; cdk-nag on every configuration.
+// once, against the synthesized template; cdk-nag on every configuration.
 // The stack is built on its own (no regional stacks) with bundling skipped, except in the one test that
 // proves the functions bundle locally without Docker.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -73,7 +73,7 @@ const commercial = byName('default (cdk.json)');
 const gov = byName('aws-us-gov partition');
 const analytics = byName('analytics environment on');
 
-// Snapshots and cdk-nag of every variant: test/infra/app.test.ts (one synth per configuration).
+// The snapshot (cdk.json), what each variant changes, and cdk-nag of every variant: test/infra/app.test.ts.
 
 // ---- the global REST API ----------------------------------------------------------------------
 

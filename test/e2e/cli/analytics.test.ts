@@ -4,12 +4,17 @@
  * per-event failures of invalid lines, a disabled key refused (authorizer cache TTL 0), warehouse setup.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
 import { gco, jsonLines, tempFile } from '../../integration/cli/support/gco-process.js';
 import { analyticsStreamRecords } from '../support/analytics-stream.js';
 import { edgeClient, type EdgeClient } from '../support/edge.js';
 import { localEnv } from './support/local-platform.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) and runs the real `gco`
+// executable as child processes: tests and hooks get an explicit budget here; the hook that starts
+// the platform and the longer tests name their own.
+jest.setTimeout(30_000);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API bodies in assertions
 

@@ -4,12 +4,17 @@
  * streaming Lambda, the ALB, the inference-proxy, and gco itself — buffers. The first token provably
  * reaches the user before the model produces the last (causality, not timing).
  */
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, jest, test } from '@jest/globals';
 import { tokenFor } from '../../../local/model-server.js';
 import { SAMPLE_ENDPOINT, startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
 import { gco } from '../../integration/cli/support/gco-process.js';
 import { TokenGate } from '../support/token-gate.js';
 import { localEnv } from './support/local-platform.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) and runs the real `gco`
+// executable as child processes: tests and hooks get an explicit budget here; the hook that starts
+// the platform and the longer tests name their own.
+jest.setTimeout(30_000);
 
 const PROMPT = 'stream through gco';
 const TOKENS = 6;

@@ -4,7 +4,7 @@
  * the real executable with `-o json`, asserting on the platform's state (read back through the edge),
  * not only on exit codes. One platform for the whole file.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { STACK_OUTPUTS, globalStackName, regionalStackName } from '../../../cli/stack-outputs.js';
 import { startCloudFormationStandIn } from '../../../local/aws-stand-ins/index.js';
 import { staticCredentialStore } from '../../../local/credentials.js';
@@ -17,6 +17,11 @@ import {
 import { gco, jsonLines, tempFile } from '../../integration/cli/support/gco-process.js';
 import { edgeClient, poll, type EdgeClient } from '../support/edge.js';
 import { JOB_YAML, localEnv } from './support/local-platform.js';
+
+// Starts the whole local platform (services, emulators, esbuild bundles) and runs the real `gco`
+// executable as child processes: tests and hooks get an explicit budget here; the hook that starts
+// the platform and the longer tests name their own.
+jest.setTimeout(30_000);
 
 const REGION = 'us-east-1';
 
