@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { apiErrorOf } from './api-errors.js';
 import { ApiError } from './errors.js';
 import type { ApiClient, ApiReply } from './http.js';
-import type { Printer } from './output.js';
+import type { Printer, View } from './output.js';
 
 export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -65,6 +65,18 @@ export async function waitUntilFinal(
     await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
     interval = Math.min(MAX_POLL_MS, Math.round(interval * 1.5));
   }
+}
+
+/** Waits until every target is final, prints each final record with `view`, exits 1 unless all succeeded. */
+export async function waitAndReport(
+  client: ApiClient,
+  targets: readonly WaitTarget[],
+  out: Printer,
+  opts: WaitOptions & { view: View },
+): Promise<void> {
+  const finals = await waitUntilFinal(client, targets, out, opts);
+  for (const reply of finals) out.final(reply, opts.view);
+  requireSucceeded(targets, finals);
 }
 
 /** Exit 1 naming every target that did not succeed. */

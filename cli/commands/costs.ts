@@ -2,7 +2,7 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../command-kit.js';
 import { integerIn } from '../options.js';
-import { costReportListView, costReportView } from '../views.js';
+import { costReportListView, costReportView } from '../views/costs.js';
 
 export function costsCommand(kit: CommandKit): CommandUnknownOpts {
   const costs = examples(
