@@ -17,7 +17,7 @@ import { findEndpointsFile, readLocalEndpoints, type LocalEndpoints } from './lo
 import type { GlobalOptions } from './options.js';
 import { STACK_OUTPUTS, analyticsStackName, globalStackName, regionalStackName } from './stack-outputs.js';
 
-export type ApiKind = 'global' | 'regional' | 'analytics';
+type ApiKind = 'global' | 'regional' | 'analytics';
 
 export interface ApiTarget {
   readonly kind: ApiKind;

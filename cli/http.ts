@@ -25,7 +25,7 @@ import {
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export type QueryValues = Record<string, string | number | boolean | readonly string[] | undefined>;
+type QueryValues = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 export interface ApiRequest {
   method: HttpMethod;

@@ -15,13 +15,13 @@ export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'fa
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 5000;
 
-export interface WaitTarget {
+interface WaitTarget {
   /** How the user knows it, e.g. `svc-jobs/train`. */
   label: string;
   path: string;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   finalStates: ReadonlySet<string>;
   timeoutMs: number;
 }
@@ -32,7 +32,7 @@ const statusOf = (reply: ApiReply): string => {
 };
 
 /** Polls until every target is final; resolves with each target's last answer, in order. */
-export async function waitUntilFinal(
+async function waitUntilFinal(
   client: ApiClient,
   targets: readonly WaitTarget[],
   out: Printer,
@@ -80,7 +80,7 @@ export async function waitAndReport(
 }
 
 /** Exit 1 naming every target that did not succeed. */
-export function requireSucceeded(targets: readonly WaitTarget[], replies: readonly ApiReply[]): void {
+function requireSucceeded(targets: readonly WaitTarget[], replies: readonly ApiReply[]): void {
   const failed = targets
     .map((t, i) => [t, replies[i]] as const)
     .filter(([, reply]) => reply !== undefined && statusOf(reply) !== 'succeeded')

@@ -36,7 +36,7 @@ function createCommand(kit: CommandKit) {
   );
 }
 
-export async function runCreate(
+async function runCreate(
   options: { name: string; description?: string },
   ctx: CommandContext,
 ): Promise<void> {
@@ -53,7 +53,7 @@ function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(ctx: CommandContext): Promise<void> {
+async function runList(ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.analytics(), { method: 'GET', path: '/applications' }, applicationListView);
 }
 

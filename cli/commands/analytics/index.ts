@@ -29,6 +29,6 @@ function setupCommand(kit: CommandKit) {
   );
 }
 
-export async function runSetup(ctx: CommandContext): Promise<void> {
+async function runSetup(ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.analytics(), { method: 'POST', path: '/redshift/setup' });
 }

@@ -40,7 +40,7 @@ function createCommand(kit: CommandKit) {
   );
 }
 
-export async function runCreate(
+async function runCreate(
   options: { app: string; name: string; description?: string },
   ctx: CommandContext,
 ): Promise<void> {
@@ -62,7 +62,7 @@ function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(options: { app: string }, ctx: CommandContext): Promise<void> {
+async function runList(options: { app: string }, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.analytics(),
     { method: 'GET', path: appPath(options.app, 'authorizations') },

@@ -13,7 +13,7 @@ import { loadTableLibrary, renderTable } from '../../table.js';
 
 const MAX_FAILURES_SHOWN = 50;
 
-export interface SendOptions {
+interface SendOptions {
   app: string;
   file: string;
   key?: string;
@@ -34,7 +34,7 @@ export function sendCommand(kit: CommandKit) {
   );
 }
 
-export async function runSend(options: SendOptions, ctx: CommandContext): Promise<void> {
+async function runSend(options: SendOptions, ctx: CommandContext): Promise<void> {
   const key = options.key ?? ctx.io.env.GCO_ANALYTICS_KEY;
   if (key === undefined || key === '')
     throw new UsageError('An API key is needed: --key KEY or GCO_ANALYTICS_KEY');

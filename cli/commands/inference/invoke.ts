@@ -26,7 +26,7 @@ function inferencePath(endpoint: string, path: string | undefined): string {
   return `${pathOf('inference', endpoint)}${path ?? ''}`;
 }
 
-export interface InvokeOptions {
+interface InvokeOptions {
   endpoint: string;
   path?: string;
   data?: string;
@@ -64,7 +64,7 @@ export function invokeCommand(kit: CommandKit) {
   );
 }
 
-export async function runInvoke(options: InvokeOptions, ctx: CommandContext): Promise<void> {
+async function runInvoke(options: InvokeOptions, ctx: CommandContext): Promise<void> {
   const { method, path, body } = await requestOf(options, ctx.io);
   const client = await ctx.control();
   const reply = await client.stream({ method, path, ...(body !== undefined ? { body } : {}) });

@@ -6,7 +6,7 @@ import { integerIn } from '../../options.js';
 import { bulkDeleteView } from '../../views/jobs.js';
 import { JOB_STATUSES, jobsClient, jobsPath, type JobStatusFilter } from './common.js';
 
-export interface BulkDeleteOptions {
+interface BulkDeleteOptions {
   namespace?: string;
   status?: JobStatusFilter;
   labelSelector?: string;
@@ -31,7 +31,7 @@ export function bulkDeleteCommand(kit: CommandKit) {
   );
 }
 
-export async function runBulkDelete(options: BulkDeleteOptions, ctx: CommandContext): Promise<void> {
+async function runBulkDelete(options: BulkDeleteOptions, ctx: CommandContext): Promise<void> {
   // Only the filters given: the server reads an absent filter as "any".
   const body = {
     ...(options.dryRun === true ? { dry_run: true } : {}),

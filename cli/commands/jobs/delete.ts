@@ -5,7 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { deletedView } from '../../views/common.js';
 import { jobPath, namespaceOption, type JobRef } from './common.js';
 
-export interface DeleteOptions extends JobRef {
+interface DeleteOptions extends JobRef {
   expectedUid?: string;
 }
 
@@ -21,7 +21,7 @@ export function deleteCommand(kit: CommandKit) {
   );
 }
 
-export async function runDelete(options: DeleteOptions, ctx: CommandContext): Promise<void> {
+async function runDelete(options: DeleteOptions, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     {

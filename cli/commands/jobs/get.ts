@@ -64,7 +64,7 @@ export function getCommands(kit: CommandKit) {
   );
 }
 
-export async function runGet(
+async function runGet(
   resource: Pick<JobResource, 'suffix' | 'view'>,
   job: JobRef,
   ctx: CommandContext,

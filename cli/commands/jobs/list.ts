@@ -6,7 +6,7 @@ import { integerIn } from '../../options.js';
 import { jobListView } from '../../views/jobs.js';
 import { JOB_STATUSES, jobsClient, jobsPath, type JobStatusFilter } from './common.js';
 
-export interface ListOptions {
+interface ListOptions {
   namespace?: string;
   status?: JobStatusFilter;
   labelSelector?: string;
@@ -40,7 +40,7 @@ export function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(options: ListOptions, ctx: CommandContext): Promise<void> {
+async function runList(options: ListOptions, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await jobsClient(ctx, options.allRegions),
     {

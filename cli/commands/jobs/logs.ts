@@ -7,7 +7,7 @@ import { integerIn } from '../../options.js';
 import { jobLogsView } from '../../views/jobs.js';
 import { jobPath, namespaceOption, type JobRef } from './common.js';
 
-export interface LogsOptions extends JobRef {
+interface LogsOptions extends JobRef {
   container?: string;
   tail: number;
   previous?: boolean;
@@ -39,7 +39,7 @@ export function logsCommand(kit: CommandKit) {
   );
 }
 
-export async function runLogs(options: LogsOptions, ctx: CommandContext): Promise<void> {
+async function runLogs(options: LogsOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   if (options.follow === true) {
     await followJobLogs(client, ctx.out, {

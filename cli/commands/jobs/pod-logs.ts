@@ -6,7 +6,7 @@ import { integerIn } from '../../options.js';
 import { podLogsView } from '../../views/jobs.js';
 import { jobPath, namespaceOption, type JobRef } from './common.js';
 
-export interface PodLogsOptions extends JobRef {
+interface PodLogsOptions extends JobRef {
   pod: string;
   container?: string;
   tail: number;
@@ -28,7 +28,7 @@ export function podLogsCommand(kit: CommandKit) {
   );
 }
 
-export async function runPodLogs(options: PodLogsOptions, ctx: CommandContext): Promise<void> {
+async function runPodLogs(options: PodLogsOptions, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     {

@@ -12,7 +12,7 @@ import {
   type JobRef,
 } from './common.js';
 
-export interface RetryOptions extends JobRef {
+interface RetryOptions extends JobRef {
   wait?: boolean;
   waitTimeout: number;
 }
@@ -30,7 +30,7 @@ export function retryCommand(kit: CommandKit) {
   );
 }
 
-export async function runRetry(options: RetryOptions, ctx: CommandContext): Promise<void> {
+async function runRetry(options: RetryOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   const reply = await ctx.call(
     client,

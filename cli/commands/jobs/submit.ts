@@ -9,7 +9,7 @@ import { recordOf } from '../../views/common.js';
 import { submissionView, type SubmissionReport } from '../../views/jobs.js';
 import { appliedJobs, namespaceOption, waitForJobs, waitTimeoutOption } from './common.js';
 
-export interface SubmitOptions {
+interface SubmitOptions {
   files: string[];
   namespace: string;
   dryRun?: boolean;
@@ -42,7 +42,7 @@ export function submitCommand(kit: CommandKit) {
   );
 }
 
-export async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<void> {
+async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<void> {
   const manifests = await readManifests(options.files, ctx.io);
   const client = await ctx.control();
   const body = {

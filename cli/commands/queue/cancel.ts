@@ -5,7 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { queuedJobView } from '../../views/queue.js';
 import { queuedJobPath } from './common.js';
 
-export interface CancelOptions {
+interface CancelOptions {
   id: string;
   reason?: string;
 }
@@ -21,7 +21,7 @@ export function cancelCommand(kit: CommandKit) {
   );
 }
 
-export async function runCancel(options: CancelOptions, ctx: CommandContext): Promise<void> {
+async function runCancel(options: CancelOptions, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     { method: 'DELETE', path: queuedJobPath(options.id), query: { reason: options.reason } },

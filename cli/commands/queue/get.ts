@@ -15,6 +15,6 @@ export function getCommand(kit: CommandKit) {
   );
 }
 
-export async function runGet(options: { id: string }, ctx: CommandContext): Promise<void> {
+async function runGet(options: { id: string }, ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.control(), { method: 'GET', path: queuedJobPath(options.id) }, queuedJobView);
 }

@@ -6,7 +6,7 @@ import type { CommandContext } from '../../context.js';
 import { integerIn, regionName } from '../../options.js';
 import { queueListView } from '../../views/queue.js';
 
-export interface ListOptions {
+interface ListOptions {
   targetRegion?: string;
   status?: QueueStatus;
   namespace?: string;
@@ -28,7 +28,7 @@ export function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(options: ListOptions, ctx: CommandContext): Promise<void> {
+async function runList(options: ListOptions, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     {

@@ -14,7 +14,7 @@ export function pollCommand(kit: CommandKit) {
   );
 }
 
-export async function runPoll(options: { limit?: number }, ctx: CommandContext): Promise<void> {
+async function runPoll(options: { limit?: number }, ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.control(), {
     method: 'POST',
     path: '/api/v1/queue/poll',

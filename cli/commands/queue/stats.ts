@@ -13,6 +13,6 @@ export function statsCommand(kit: CommandKit) {
   );
 }
 
-export async function runStats(ctx: CommandContext): Promise<void> {
+async function runStats(ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.control(), { method: 'GET', path: '/api/v1/queue/stats' }, queueStatsView);
 }

@@ -18,7 +18,7 @@ import { queuedJobPath } from './common.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export interface SubmitOptions {
+interface SubmitOptions {
   file: string;
   targetRegion: string;
   namespace?: string;
@@ -60,7 +60,7 @@ export function submitCommand(kit: CommandKit) {
   );
 }
 
-export async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<void> {
+async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<void> {
   if ((options.maxSpotPrice === undefined) !== (options.spotInstanceType === undefined)) {
     throw new UsageError('--max-spot-price and --spot-instance-type go together');
   }

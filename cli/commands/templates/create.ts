@@ -7,7 +7,7 @@ import { keyValue } from '../../options.js';
 import { templateView } from '../../views/templates.js';
 import { parameterValues } from './common.js';
 
-export interface CreateOptions {
+interface CreateOptions {
   name: string;
   file: string;
   description?: string;
@@ -27,7 +27,7 @@ export function createCommand(kit: CommandKit) {
   );
 }
 
-export async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<void> {
+async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<void> {
   const manifest = await readSingleObject(options.file, ctx.io, 'manifest template');
   const parameters = await parameterValues(options.param);
   await ctx.call(

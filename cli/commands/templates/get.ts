@@ -48,7 +48,7 @@ export function getCommands(kit: CommandKit) {
   );
 }
 
-export async function runGet(
+async function runGet(
   verb: Pick<TemplateVerb, 'method' | 'view'>,
   options: { name: string },
   ctx: CommandContext,

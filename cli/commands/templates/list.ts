@@ -13,6 +13,6 @@ export function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(ctx: CommandContext): Promise<void> {
+async function runList(ctx: CommandContext): Promise<void> {
   await ctx.call(await ctx.control(), { method: 'GET', path: '/api/v1/templates' }, templateListView);
 }

@@ -8,7 +8,7 @@ import { createdJobView } from '../../views/jobs.js';
 import { createdJob, waitForJobs, waitTimeoutOption } from '../jobs/common.js';
 import { parameterValues } from './common.js';
 
-export interface RunOptions {
+interface RunOptions {
   template: string;
   name: string;
   namespace?: string;
@@ -32,7 +32,7 @@ export function runCommand(kit: CommandKit) {
   );
 }
 
-export async function runRun(options: RunOptions, ctx: CommandContext): Promise<void> {
+async function runRun(options: RunOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   const parameters = await parameterValues(options.param);
   const reply = await ctx.call(

@@ -12,7 +12,7 @@ import { webhookView } from '../../views/webhooks.js';
 
 const WEBHOOK_EVENTS = ['job.started', 'job.completed', 'job.failed'] as const;
 
-export interface CreateOptions {
+interface CreateOptions {
   url: string;
   event: string[];
   namespace?: string;
@@ -43,7 +43,7 @@ export function createCommand(kit: CommandKit) {
   );
 }
 
-export async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<void> {
+async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<void> {
   const unknown = options.event.filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
   if (unknown.length > 0) {
     throw new UsageError(`--event: unknown ${unknown.join(', ')} (choose from ${WEBHOOK_EVENTS.join(', ')})`);

@@ -15,7 +15,7 @@ export function deleteCommand(kit: CommandKit) {
   );
 }
 
-export async function runDelete(options: { id: string }, ctx: CommandContext): Promise<void> {
+async function runDelete(options: { id: string }, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     { method: 'DELETE', path: pathOf('api', 'v1', 'webhooks', options.id) },

@@ -14,7 +14,7 @@ export function listCommand(kit: CommandKit) {
   );
 }
 
-export async function runList(options: { namespace?: string }, ctx: CommandContext): Promise<void> {
+async function runList(options: { namespace?: string }, ctx: CommandContext): Promise<void> {
   await ctx.call(
     await ctx.control(),
     { method: 'GET', path: '/api/v1/webhooks', query: { namespace: options.namespace } },
