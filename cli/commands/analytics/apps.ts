@@ -69,10 +69,15 @@ function onApplication(
     new Command(verb)
       .description(description)
       .argument('<application-id>', 'application id')
-      .action(async (id, _opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        await ctx.call(await ctx.analytics(), { method, path: appPath(id) }, view);
-      }),
+      .action(async (id, _opts, cmd) => runOnApplication({ method, view }, { id }, await kit.context(cmd))),
     `gco analytics apps ${verb} 5868017c-…`,
   );
+}
+
+async function runOnApplication(
+  verb: { method: 'GET' | 'DELETE'; view: View },
+  options: { id: string },
+  ctx: CommandContext,
+): Promise<void> {
+  await ctx.call(await ctx.analytics(), { method: verb.method, path: appPath(options.id) }, verb.view);
 }

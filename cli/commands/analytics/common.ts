@@ -6,5 +6,5 @@ export const appPath = (id: string, ...rest: string[]) => pathOf('applications',
 /** The body of creating an application or a key: `Name`, and `Description` when given. */
 export const nameAndDescription = (name: string, description: string | undefined) => ({
   Name: name,
-  ...(description !== undefined ? { Description: description } : {}),
+  Description: description,
 });

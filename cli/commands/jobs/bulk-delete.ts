@@ -11,7 +11,7 @@ interface BulkDeleteOptions {
   status?: JobStatusFilter;
   labelSelector?: string;
   olderThanDays?: number;
-  dryRun?: boolean;
+  dryRun?: true;
   allRegions?: boolean;
 }
 
@@ -34,11 +34,11 @@ export function bulkDeleteCommand(kit: CommandKit) {
 async function runBulkDelete(options: BulkDeleteOptions, ctx: CommandContext): Promise<void> {
   // Only the filters given: the server reads an absent filter as "any".
   const body = {
-    ...(options.dryRun === true ? { dry_run: true } : {}),
-    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-    ...(options.status !== undefined ? { status: options.status } : {}),
-    ...(options.labelSelector !== undefined ? { label_selector: options.labelSelector } : {}),
-    ...(options.olderThanDays !== undefined ? { older_than_days: options.olderThanDays } : {}),
+    dry_run: options.dryRun,
+    namespace: options.namespace,
+    status: options.status,
+    label_selector: options.labelSelector,
+    older_than_days: options.olderThanDays,
   };
   await ctx.call(
     await jobsClient(ctx, options.allRegions),

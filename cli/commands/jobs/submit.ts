@@ -12,7 +12,7 @@ import { appliedJobs, namespaceOption, waitForJobs, waitTimeoutOption } from './
 interface SubmitOptions {
   files: string[];
   namespace: string;
-  dryRun?: boolean;
+  dryRun?: true;
   validateOnly?: boolean;
   wait?: boolean;
   waitTimeout: number;
@@ -48,7 +48,7 @@ async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<v
   const body = {
     manifests,
     namespace: options.namespace,
-    ...(options.dryRun === true ? { dry_run: true } : {}),
+    dry_run: options.dryRun,
   };
   const reply = await client.send({
     method: 'POST',

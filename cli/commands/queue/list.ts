@@ -29,19 +29,12 @@ export function listCommand(kit: CommandKit) {
 }
 
 async function runList(options: ListOptions, ctx: CommandContext): Promise<void> {
-  await ctx.call(
-    await ctx.control(),
-    {
-      method: 'GET',
-      path: '/api/v1/queue/jobs',
-      query: {
-        target_region: options.targetRegion,
-        status: options.status,
-        namespace: options.namespace,
-        limit: options.limit,
-        cursor: options.cursor,
-      },
-    },
-    queueListView,
-  );
+  const query = {
+    target_region: options.targetRegion,
+    status: options.status,
+    namespace: options.namespace,
+    limit: options.limit,
+    cursor: options.cursor,
+  };
+  await ctx.call(await ctx.control(), { method: 'GET', path: '/api/v1/queue/jobs', query }, queueListView);
 }

@@ -101,10 +101,10 @@ function submissionBody(options: SubmitOptions, manifest: Record<string, unknown
   return {
     manifest,
     target_region: options.targetRegion,
-    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-    ...(options.priority !== undefined ? { priority: options.priority } : {}),
-    ...(options.label !== undefined ? { labels: options.label } : {}),
-    ...(options.maxSpotPrice !== undefined ? { max_spot_price: options.maxSpotPrice } : {}),
-    ...(options.spotInstanceType !== undefined ? { spot_instance_type: options.spotInstanceType } : {}),
+    namespace: options.namespace,
+    priority: options.priority,
+    labels: options.label,
+    max_spot_price: options.maxSpotPrice,
+    spot_instance_type: options.spotInstanceType,
   };
 }

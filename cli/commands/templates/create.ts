@@ -30,18 +30,6 @@ export function createCommand(kit: CommandKit) {
 async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<void> {
   const manifest = await readSingleObject(options.file, ctx.io, 'manifest template');
   const parameters = await parameterValues(options.param);
-  await ctx.call(
-    await ctx.control(),
-    {
-      method: 'POST',
-      path: '/api/v1/templates',
-      body: {
-        name: options.name,
-        manifest,
-        ...(options.description !== undefined ? { description: options.description } : {}),
-        ...(parameters !== undefined ? { parameters } : {}),
-      },
-    },
-    templateView,
-  );
+  const body = { name: options.name, manifest, description: options.description, parameters };
+  await ctx.call(await ctx.control(), { method: 'POST', path: '/api/v1/templates', body }, templateView);
 }

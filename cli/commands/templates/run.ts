@@ -35,18 +35,8 @@ export function runCommand(kit: CommandKit) {
 async function runRun(options: RunOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   const parameters = await parameterValues(options.param);
-  const reply = await ctx.call(
-    client,
-    {
-      method: 'POST',
-      path: pathOf('api', 'v1', 'jobs', 'from-template', options.template),
-      body: {
-        name: options.name,
-        ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-        ...(parameters !== undefined ? { parameters } : {}),
-      },
-    },
-    createdJobView,
-  );
+  const body = { name: options.name, namespace: options.namespace, parameters };
+  const path = pathOf('api', 'v1', 'jobs', 'from-template', options.template);
+  const reply = await ctx.call(client, { method: 'POST', path, body }, createdJobView);
   if (options.wait === true) await waitForJobs(ctx, client, createdJob(reply.json), options.waitTimeout);
 }

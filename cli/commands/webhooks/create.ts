@@ -50,18 +50,11 @@ async function runCreate(options: CreateOptions, ctx: CommandContext): Promise<v
   }
   const secret =
     options.secretFile !== undefined ? (await readText(options.secretFile, ctx.io)).trim() : options.secret;
-  await ctx.call(
-    await ctx.control(),
-    {
-      method: 'POST',
-      path: '/api/v1/webhooks',
-      body: {
-        url: options.url,
-        events: [...new Set(options.event)],
-        ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-        ...(secret !== undefined ? { secret } : {}),
-      },
-    },
-    webhookView,
-  );
+  const body = {
+    url: options.url,
+    events: [...new Set(options.event)],
+    namespace: options.namespace,
+    secret,
+  };
+  await ctx.call(await ctx.control(), { method: 'POST', path: '/api/v1/webhooks', body }, webhookView);
 }
