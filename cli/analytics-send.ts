@@ -12,12 +12,12 @@ import type { SourcedEvent, UnreadableEvent } from './event-files.js';
 import { pathOf, type ApiClient, type ApiReply } from './http.js';
 import { backoffMs, retryAfterMs, DEFAULT_RETRY_POLICY } from './retry.js';
 
-export const MAX_BATCH_EVENTS = 500;
-export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+const MAX_BATCH_EVENTS = 500;
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 const MAX_ROUNDS = 6;
 const RETRYABLE_CODES: ReadonlySet<string> = new Set(['ThroughputExceeded', 'InternalFailure']);
 
-export interface EventFailure {
+interface EventFailure {
   readonly position: string;
   readonly eventId?: string;
   readonly code: string;

@@ -23,5 +23,14 @@ export function examples<T extends CommandUnknownOpts>(cmd: T, ...lines: string[
   return cmd;
 }
 
+/** Adds the verbs to their group, in help order; returns the group. */
+export function withSubcommands<T extends CommandUnknownOpts>(
+  group: T,
+  verbs: readonly CommandUnknownOpts[],
+): T {
+  for (const verb of verbs) group.addCommand(verb);
+  return group;
+}
+
 /** The namespace jobs run in when none is given (the seed's default job namespace). */
 export const DEFAULT_JOB_NAMESPACE = 'svc-jobs';

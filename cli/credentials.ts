@@ -9,7 +9,7 @@ import { CredentialsError } from './errors.js';
 
 export type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
-export const CREDENTIALS_HINT =
+const CREDENTIALS_HINT =
   'Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (plus AWS_SESSION_TOKEN for temporary credentials), ' +
   'or choose a profile with --profile / AWS_PROFILE (for SSO profiles run `aws sso login --profile NAME` ' +
   'first). Against the local platform use --local.';

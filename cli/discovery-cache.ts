@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const DEFAULT_DISCOVERY_TTL_SECONDS = 300;
+const DEFAULT_DISCOVERY_TTL_SECONDS = 300;
 
 interface Entry {
   outputs: Record<string, string>;
@@ -20,14 +20,14 @@ export interface DiscoveryCache {
   put(key: DiscoveryKey, outputs: Record<string, string>): Promise<void>;
 }
 
-export interface DiscoveryKey {
+interface DiscoveryKey {
   accessKeyId: string;
   region: string;
   stackName: string;
 }
 
 /** `$GCO_CACHE_DIR`, else `$XDG_CACHE_HOME/gco`, else `~/.cache/gco`. */
-export function cacheDirectory(env: Readonly<Record<string, string | undefined>>): string {
+function cacheDirectory(env: Readonly<Record<string, string | undefined>>): string {
   if (env.GCO_CACHE_DIR) return env.GCO_CACHE_DIR;
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'gco');
 }

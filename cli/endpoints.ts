@@ -17,7 +17,7 @@ import { findEndpointsFile, readLocalEndpoints, type LocalEndpoints } from './lo
 import type { GlobalOptions } from './options.js';
 import { STACK_OUTPUTS, analyticsStackName, globalStackName, regionalStackName } from './stack-outputs.js';
 
-export type ApiKind = 'global' | 'regional' | 'analytics';
+type ApiKind = 'global' | 'regional' | 'analytics';
 
 export interface ApiTarget {
   readonly kind: ApiKind;
@@ -68,11 +68,17 @@ function explicitTarget(kind: ApiKind, url: string, source: string, fallbackRegi
   return { kind, url: normalized, region: regionOfApiUrl(normalized) ?? fallbackRegion };
 }
 
+/** A URL of the local platform's endpoints file. */
+function localTarget(kind: ApiKind, url: string, endpoints: LocalEndpoints, region: string): ApiTarget {
+  return { kind, url: normalizeApiUrl(url, endpoints.file), region };
+}
+
+const ELSEWHERE = 'give the URL with --api-url, or use --local for the local platform';
+
 export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
   let local: Promise<LocalEndpoints> | undefined;
   const localEndpoints = () =>
     (local ??= readLocalEndpoints(findEndpointsFile(io.cwd, io.env, opts.endpointsFile)));
-
   const credentials: AwsCredentialIdentityProvider = opts.local
     ? async () => staticCredentials((await localEndpoints()).credentials)()
     : chainCredentials(opts.profile);
@@ -82,34 +88,37 @@ export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
     cache: fileDiscoveryCache(io.env),
     ...(cfnEndpoint ? { endpoint: cfnEndpoint } : {}),
   });
-  const elsewhere = 'give the URL with --api-url, or use --local for the local platform';
-
-  const discoveredGlobal = async (): Promise<ApiTarget> => {
-    const stack = globalStackName(opts.project);
-    const url = await discovery.output(
-      stack,
-      opts.globalRegion,
-      STACK_OUTPUTS.globalApiUrl,
-      `check --project (${opts.project}) and --global-region (${opts.globalRegion}), or ${elsewhere}`,
-    );
-    return { kind: 'global', url: normalizeApiUrl(url, `${stack} output`), region: opts.globalRegion };
+  const resolver = new EndpointResolver(opts, localEndpoints, discovery);
+  return {
+    control: () => resolver.control(),
+    global: () => resolver.global(),
+    analytics: () => resolver.analytics(),
+    credentials,
+    close: () => discovery.close(),
   };
+}
 
-  const global = async (): Promise<ApiTarget> => {
+/** Each API's target, in the order of precedence of the file's header. */
+class EndpointResolver {
+  constructor(
+    private readonly opts: GlobalOptions,
+    private readonly localEndpoints: () => Promise<LocalEndpoints>,
+    private readonly discovery: StackDiscovery,
+  ) {}
+
+  async global(): Promise<ApiTarget> {
+    const { opts } = this;
     if (opts.apiUrl !== undefined)
       return explicitTarget('global', opts.apiUrl, '--api-url', opts.globalRegion);
     if (opts.local) {
-      const endpoints = await localEndpoints();
-      return {
-        kind: 'global',
-        url: normalizeApiUrl(endpoints.apis.global, endpoints.file),
-        region: endpoints.globalRegion,
-      };
+      const endpoints = await this.localEndpoints();
+      return localTarget('global', endpoints.apis.global, endpoints, endpoints.globalRegion);
     }
-    return discoveredGlobal();
-  };
+    return this.discoveredGlobal();
+  }
 
-  const control = async (): Promise<ApiTarget> => {
+  async control(): Promise<ApiTarget> {
+    const { opts } = this;
     const region = opts.region;
     if (opts.apiUrl !== undefined) {
       return explicitTarget(
@@ -119,62 +128,85 @@ export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
         region ?? opts.globalRegion,
       );
     }
-    if (opts.local) {
-      const endpoints = await localEndpoints();
-      if (region === undefined) return global();
-      const url = endpoints.apis.regional[region];
-      if (url === undefined) {
-        throw new DiscoveryError(
-          `The local platform has no region ${region} (it runs ${Object.keys(endpoints.apis.regional).join(', ')})`,
-          'Start it with LOCAL_REGIONS=<regions> npm start to add regions.',
-        );
-      }
-      return { kind: 'regional', url: normalizeApiUrl(url, endpoints.file), region };
+    if (opts.local) return region === undefined ? this.global() : this.localRegional(region);
+    if (region !== undefined) {
+      return this.discovered(
+        'regional',
+        regionalStackName(opts.project, region),
+        region,
+        STACK_OUTPUTS.regionalApiUrl,
+        `check that ${region} is a deployment region of project ${opts.project}, or ${ELSEWHERE}`,
+      );
     }
-    if (region === undefined) {
-      if (!partitionOf(opts.globalRegion).hasGlobalAccelerator) {
-        throw new UsageError(
-          `In the ${partitionOf(opts.globalRegion).partition} partition the global API serves only the aggregate routes`,
-          'Pass --region R to call a regional API.',
-        );
-      }
-      return discoveredGlobal();
+    const { partition, hasGlobalAccelerator } = partitionOf(opts.globalRegion);
+    if (!hasGlobalAccelerator) {
+      throw new UsageError(
+        `In the ${partition} partition the global API serves only the aggregate routes`,
+        'Pass --region R to call a regional API.',
+      );
     }
-    const stack = regionalStackName(opts.project, region);
-    const url = await discovery.output(
-      stack,
-      region,
-      STACK_OUTPUTS.regionalApiUrl,
-      `check that ${region} is a deployment region of project ${opts.project}, or ${elsewhere}`,
-    );
-    return { kind: 'regional', url: normalizeApiUrl(url, `${stack} output`), region };
-  };
+    return this.discoveredGlobal();
+  }
 
-  const analytics = async (): Promise<ApiTarget> => {
+  async analytics(): Promise<ApiTarget> {
+    const { opts } = this;
     const region = opts.analyticsRegion ?? opts.globalRegion;
     if (opts.analyticsUrl !== undefined) {
       return explicitTarget('analytics', opts.analyticsUrl, '--analytics-url', region);
     }
     if (opts.local) {
-      const endpoints = await localEndpoints();
+      const endpoints = await this.localEndpoints();
       if (endpoints.apis.analytics === undefined) {
         throw new DiscoveryError('The local platform runs without the analytics API');
       }
-      return {
-        kind: 'analytics',
-        url: normalizeApiUrl(endpoints.apis.analytics, endpoints.file),
-        region: opts.analyticsRegion ?? endpoints.globalRegion,
-      };
+      return localTarget(
+        'analytics',
+        endpoints.apis.analytics,
+        endpoints,
+        opts.analyticsRegion ?? endpoints.globalRegion,
+      );
     }
-    const stack = analyticsStackName(opts.project);
-    const url = await discovery.output(
-      stack,
+    return this.discovered(
+      'analytics',
+      analyticsStackName(opts.project),
       region,
       STACK_OUTPUTS.analyticsApiUrl,
       `the analytics API is deployed with analytics_api.enabled; pass --analytics-region if it is not in ${region}, or --analytics-url`,
     );
-    return { kind: 'analytics', url: normalizeApiUrl(url, `${stack} output`), region };
-  };
+  }
 
-  return { control, global, analytics, credentials, close: () => discovery.close() };
+  private async localRegional(region: string): Promise<ApiTarget> {
+    const endpoints = await this.localEndpoints();
+    const url = endpoints.apis.regional[region];
+    if (url === undefined) {
+      throw new DiscoveryError(
+        `The local platform has no region ${region} (it runs ${Object.keys(endpoints.apis.regional).join(', ')})`,
+        'Start it with LOCAL_REGIONS=<regions> npm start to add regions.',
+      );
+    }
+    return localTarget('regional', url, endpoints, region);
+  }
+
+  private discoveredGlobal(): Promise<ApiTarget> {
+    const { project, globalRegion } = this.opts;
+    return this.discovered(
+      'global',
+      globalStackName(project),
+      globalRegion,
+      STACK_OUTPUTS.globalApiUrl,
+      `check --project (${project}) and --global-region (${globalRegion}), or ${ELSEWHERE}`,
+    );
+  }
+
+  /** The API URL a deployed stack outputs. */
+  private async discovered(
+    kind: ApiKind,
+    stack: string,
+    region: string,
+    output: string,
+    hint: string,
+  ): Promise<ApiTarget> {
+    const url = await this.discovery.output(stack, region, output, hint);
+    return { kind, url: normalizeApiUrl(url, `${stack} output`), region };
+  }
 }

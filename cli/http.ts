@@ -25,7 +25,7 @@ import {
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export type QueryValues = Record<string, string | number | boolean | readonly string[] | undefined>;
+type QueryValues = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 export interface ApiRequest {
   method: HttpMethod;
@@ -33,7 +33,7 @@ export interface ApiRequest {
   path: string;
   /** Undefined values are left out. */
   query?: QueryValues;
-  /** A string is sent as is; anything else as JSON. */
+  /** A string is sent as is; anything else as JSON (so, as in `query`, undefined fields are left out). */
   body?: unknown;
   headers?: Record<string, string>;
   /**

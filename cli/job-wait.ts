@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { apiErrorOf } from './api-errors.js';
 import { ApiError } from './errors.js';
 import type { ApiClient, ApiReply } from './http.js';
-import type { Printer } from './output.js';
+import type { Printer, View } from './output.js';
 
 export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -15,13 +15,13 @@ export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'fa
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 5000;
 
-export interface WaitTarget {
+interface WaitTarget {
   /** How the user knows it, e.g. `svc-jobs/train`. */
   label: string;
   path: string;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   finalStates: ReadonlySet<string>;
   timeoutMs: number;
 }
@@ -32,7 +32,7 @@ const statusOf = (reply: ApiReply): string => {
 };
 
 /** Polls until every target is final; resolves with each target's last answer, in order. */
-export async function waitUntilFinal(
+async function waitUntilFinal(
   client: ApiClient,
   targets: readonly WaitTarget[],
   out: Printer,
@@ -67,8 +67,20 @@ export async function waitUntilFinal(
   }
 }
 
+/** Waits until every target is final, prints each final record with `view`, exits 1 unless all succeeded. */
+export async function waitAndReport(
+  client: ApiClient,
+  targets: readonly WaitTarget[],
+  out: Printer,
+  opts: WaitOptions & { view: View },
+): Promise<void> {
+  const finals = await waitUntilFinal(client, targets, out, opts);
+  for (const reply of finals) out.final(reply, opts.view);
+  requireSucceeded(targets, finals);
+}
+
 /** Exit 1 naming every target that did not succeed. */
-export function requireSucceeded(targets: readonly WaitTarget[], replies: readonly ApiReply[]): void {
+function requireSucceeded(targets: readonly WaitTarget[], replies: readonly ApiReply[]): void {
   const failed = targets
     .map((t, i) => [t, replies[i]] as const)
     .filter(([, reply]) => reply !== undefined && statusOf(reply) !== 'succeeded')

@@ -29,7 +29,7 @@ interface PodCursor {
 }
 
 /** Splits `<RFC 3339 timestamp> <text>` as the kubelet writes it with timestamps=true. */
-export function splitTimestamp(line: string): [string, string] {
+function splitTimestamp(line: string): [string, string] {
   const space = line.indexOf(' ');
   return space === -1 ? [line, ''] : [line.slice(0, space), line.slice(space + 1)];
 }

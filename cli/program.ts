@@ -5,17 +5,17 @@
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import type { CommandKit } from './command-kit.js';
-import { analyticsCommand } from './commands/analytics.js';
+import { analyticsCommand } from './commands/analytics/index.js';
 import { completionCommand } from './commands/completion.js';
 import { costsCommand } from './commands/costs.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { healthCommand, policyCommand, statusCommand } from './commands/platform.js';
-import { inferenceCommand } from './commands/inference.js';
-import { jobsCommand } from './commands/jobs.js';
+import { inferenceCommand } from './commands/inference/index.js';
+import { jobsCommand } from './commands/jobs/index.js';
 import { manifestsCommand } from './commands/manifests.js';
-import { queueCommand } from './commands/queue.js';
-import { templatesCommand } from './commands/templates.js';
-import { webhooksCommand } from './commands/webhooks.js';
+import { queueCommand } from './commands/queue/index.js';
+import { templatesCommand } from './commands/templates/index.js';
+import { webhooksCommand } from './commands/webhooks/index.js';
 import type { CliIo } from './io.js';
 import {
   DEFAULT_GLOBAL_REGION,

@@ -2,7 +2,7 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../command-kit.js';
 import { integerIn } from '../options.js';
-import { costReportListView, costReportView } from '../views.js';
+import { costReportListView, costReportView } from '../views/costs.js';
 
 export function costsCommand(kit: CommandKit): CommandUnknownOpts {
   const costs = examples(
@@ -39,16 +39,10 @@ export function costsCommand(kit: CommandKit): CommandUnknownOpts {
       .option('--include-rows', 'include every allocation row')
       .action(async (opts, cmd) => {
         const ctx = await kit.context(cmd);
+        const body = { window_hours: opts.windowHours, include_rows: opts.includeRows };
         await ctx.call(
           await ctx.control(),
-          {
-            method: 'POST',
-            path: '/api/v1/cost/reports',
-            body: {
-              ...(opts.windowHours !== undefined ? { window_hours: opts.windowHours } : {}),
-              ...(opts.includeRows === true ? { include_rows: true } : {}),
-            },
-          },
+          { method: 'POST', path: '/api/v1/cost/reports', body },
           costReportView,
         );
       }),

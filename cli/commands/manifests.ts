@@ -5,7 +5,7 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../command-kit.js';
 import { pathOf } from '../http.js';
-import { deletedView } from '../views.js';
+import { deletedView } from '../views/common.js';
 
 export function manifestsCommand(kit: CommandKit): CommandUnknownOpts {
   const manifests = examples(

@@ -8,7 +8,7 @@ import { ensureOk } from '../api-errors.js';
 import { examples, type CommandKit } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { globalHealthView, globalStatusView } from '../views.js';
+import { globalHealthView, globalStatusView } from '../views/platform.js';
 
 /** The aggregate route on the global API, or the regional route when `--region` pins one region. */
 async function regionalOrGlobal(ctx: CommandContext, route: 'health' | 'status') {

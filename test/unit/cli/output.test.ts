@@ -10,14 +10,9 @@ import type { CliIo } from '../../../cli/io.js';
 import type { OutputFormat } from '../../../cli/options.js';
 import { Printer, loadOutputLibraries } from '../../../cli/output.js';
 import { cellText, renderTable } from '../../../cli/table.js';
-import {
-  bulkDeleteView,
-  globalHealthView,
-  jobListView,
-  jobLogsView,
-  queueStatsView,
-  submissionView,
-} from '../../../cli/views.js';
+import { bulkDeleteView, jobListView, jobLogsView, submissionView } from '../../../cli/views/jobs.js';
+import { globalHealthView } from '../../../cli/views/platform.js';
+import { queueStatsView } from '../../../cli/views/queue.js';
 
 beforeAll(async () => {
   await loadOutputLibraries('table');

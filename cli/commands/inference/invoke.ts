@@ -5,33 +5,40 @@
  * `-o json` writes the body's bytes unchanged (SSE included); the human view writes the generated text.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { apiErrorOf } from '../api-errors.js';
-import { examples, type CommandKit } from '../command-kit.js';
-import { ApiError, UsageError } from '../errors.js';
-import { parseJson, pathOf, type HttpMethod, type StreamingReply } from '../http.js';
-import { literalOrFile, readStream } from '../input-files.js';
-import { integerIn } from '../options.js';
-import { toYaml, type Printer } from '../output.js';
-import { SseParser, completionText } from '../sse.js';
+import { Command, Option } from '@commander-js/extra-typings';
+import { apiErrorOf } from '../../api-errors.js';
+import { examples, type CommandKit } from '../../command-kit.js';
+import type { CommandContext } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { parseJson, pathOf, type HttpMethod, type StreamingReply } from '../../http.js';
+import { literalOrFile, readStream } from '../../input-files.js';
+import type { CliIo } from '../../io.js';
+import { integerIn } from '../../options.js';
+import { toYaml, type Printer } from '../../output.js';
+import { SseParser, completionText } from '../../sse.js';
 
 const COMPLETIONS_PATH = '/v1/completions';
 const DEFAULT_MAX_TOKENS = 64;
 
 /** `/inference/<endpoint><path>` with the endpoint name encoded and the serving path kept as given. */
-export function inferencePath(endpoint: string, path: string | undefined): string {
+function inferencePath(endpoint: string, path: string | undefined): string {
   if (path !== undefined && !path.startsWith('/')) throw new UsageError('--path must start with /');
   return `${pathOf('inference', endpoint)}${path ?? ''}`;
 }
 
-export function inferenceCommand(kit: CommandKit): CommandUnknownOpts {
-  const inference = examples(
-    new Command('inference').description('call inference endpoints'),
-    'gco inference invoke sample-model --prompt "Hello" --stream',
-  );
-  examples(
-    inference
-      .command('invoke')
+interface InvokeOptions {
+  endpoint: string;
+  path?: string;
+  data?: string;
+  prompt?: string;
+  maxTokens: number;
+  stream?: boolean;
+  method?: 'GET' | 'POST' | 'HEAD';
+}
+
+export function invokeCommand(kit: CommandKit) {
+  return examples(
+    new Command('invoke')
       .description('send a request to an endpoint and print the answer as it streams in')
       .argument('<endpoint>', 'inference endpoint name')
       .option('--path <path>', `serving path below the endpoint (default ${COMPLETIONS_PATH} with --prompt)`)
@@ -50,48 +57,53 @@ export function inferenceCommand(kit: CommandKit): CommandUnknownOpts {
           'HEAD',
         ] as const),
       )
-      .action(async (endpoint, opts, cmd) => {
-        const ctx = await kit.context(cmd);
-        const body =
-          opts.prompt !== undefined
-            ? JSON.stringify({
-                prompt: opts.prompt,
-                max_tokens: opts.maxTokens,
-                stream: opts.stream === true,
-              })
-            : opts.data !== undefined
-              ? await literalOrFile(opts.data, ctx.io)
-              : undefined;
-        const method: HttpMethod = opts.method ?? (body !== undefined ? 'POST' : 'GET');
-        if (body !== undefined && method !== 'POST')
-          throw new UsageError(`a request body needs POST, not ${method}`);
-        const path = inferencePath(
-          endpoint,
-          opts.path ?? (opts.prompt !== undefined ? COMPLETIONS_PATH : undefined),
-        );
-
-        const client = await ctx.control();
-        const reply = await client.stream({ method, path, ...(body !== undefined ? { body } : {}) });
-        if (reply.status < 200 || reply.status >= 300) {
-          const text = await readStream(reply.body);
-          throw apiErrorOf({ ...reply, text, json: parseJson(text), target: client.target, method, path });
-        }
-        try {
-          await writeAnswer(ctx.out, reply);
-        } catch (error) {
-          // Status and headers went out already: the only failure left is a stream cut off mid-answer.
-          const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-          throw new ApiError(
-            `The answer from ${path} broke off before its end (${reason})`,
-            'The edge aborts a stream when the model server stops mid-answer; retry the request.',
-          );
-        }
-      }),
+      .action(async (endpoint, opts, cmd) => runInvoke({ ...opts, endpoint }, await kit.context(cmd))),
     'gco inference invoke sample-model --prompt "Hello" --max-tokens 32 --stream',
     'gco inference invoke llama --path /v1/chat/completions -d @request.json -o json',
     'gco inference invoke sample-model --path /v1/models -X GET',
   );
-  return inference;
+}
+
+async function runInvoke(options: InvokeOptions, ctx: CommandContext): Promise<void> {
+  const { method, path, body } = await requestOf(options, ctx.io);
+  const client = await ctx.control();
+  const reply = await client.stream({ method, path, ...(body !== undefined ? { body } : {}) });
+  if (reply.status < 200 || reply.status >= 300) {
+    const text = await readStream(reply.body);
+    throw apiErrorOf({ ...reply, text, json: parseJson(text), target: client.target, method, path });
+  }
+  try {
+    await writeAnswer(ctx.out, reply);
+  } catch (error) {
+    // Status and headers went out already: the only failure left is a stream cut off mid-answer.
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ApiError(
+      `The answer from ${path} broke off before its end (${reason})`,
+      'The edge aborts a stream when the model server stops mid-answer; retry the request.',
+    );
+  }
+}
+
+/** The request the options describe: a completion (--prompt), a given body (--data) or none. */
+async function requestOf(options: InvokeOptions, io: CliIo) {
+  const body =
+    options.prompt !== undefined
+      ? JSON.stringify({
+          prompt: options.prompt,
+          max_tokens: options.maxTokens,
+          stream: options.stream === true,
+        })
+      : options.data !== undefined
+        ? await literalOrFile(options.data, io)
+        : undefined;
+  const method: HttpMethod = options.method ?? (body !== undefined ? 'POST' : 'GET');
+  if (body !== undefined && method !== 'POST')
+    throw new UsageError(`a request body needs POST, not ${method}`);
+  const path = inferencePath(
+    options.endpoint,
+    options.path ?? (options.prompt !== undefined ? COMPLETIONS_PATH : undefined),
+  );
+  return { method, path, body };
 }
 
 /** Writes the answer's body as it arrives: bytes for -o json, generated text or YAML otherwise. */

@@ -1,0 +1,271 @@
+/** Views of manifest-processor's job answers (docs/manifest-processor.md) and the global job list (docs/aggregator.md). */
+import type { View } from '../output.js';
+import { renderTable, type Column } from '../table.js';
+import {
+  fieldsView,
+  lines,
+  listView,
+  namespacedName,
+  recordOf,
+  rowsOf,
+  text,
+  viewOf,
+  type Fields,
+} from './common.js';
+
+/** A job as the jobs operations present it. */
+export interface Job {
+  namespace: string;
+  name: string;
+  uid: string | null;
+  status: string;
+  created_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  active: number;
+  ready: number;
+  succeeded: number;
+  failed: number;
+  images: string[];
+  /** Set in the global API's merged list. */
+  region: string;
+}
+
+interface JobList {
+  jobs: Job[];
+  total: number;
+  has_more: boolean;
+  /** The global API's regions that did not answer. */
+  failed_regions: string[];
+}
+
+/** An answer that carries the job it created (retry, template run). */
+export interface CreatedJob {
+  job: Job;
+}
+
+/** One resource of a manifest submission's report. */
+export interface SubmittedResource {
+  kind: string;
+  namespace: string;
+  name: string;
+  status: string;
+  message: string | null;
+}
+
+/** The per-resource report of a manifest submission or validation. */
+export interface SubmissionReport {
+  resources: SubmittedResource[];
+  /** Only in a validation's report. */
+  valid: boolean;
+  dry_run: boolean;
+}
+
+interface JobEvent {
+  last_timestamp: string | null;
+  type: string;
+  reason: string;
+  object: { kind: string; name: string };
+  message: string;
+}
+
+interface JobPod {
+  name: string;
+  phase: string;
+  node: string | null;
+  instance_type: string | null;
+  zone: string | null;
+  capacity_type: string | null;
+  started_at: string | null;
+}
+
+interface PodLogs {
+  pod: string;
+  container: string;
+  logs: string;
+}
+
+interface PodMetrics {
+  name: string;
+  phase: string;
+  containers: { name: string; cpu: string; memory: string }[];
+}
+
+interface BulkDeleteResult {
+  namespace: string;
+  name: string;
+  deleted: boolean;
+  error: string;
+  skipped: string;
+  region: string;
+}
+
+interface BulkDeleteReport {
+  jobs: BulkDeleteResult[];
+  matched: number;
+  deleted: number;
+  failed: number;
+  dry_run: boolean;
+}
+
+/** The columns of a list, led by the region when the rows come from several (the global API). */
+function withRegion<Row extends { region: string }>(
+  rows: readonly Fields<Row>[],
+  columns: readonly Column<Fields<Row>>[],
+): readonly Column<Fields<Row>>[] {
+  return rows.some((r) => r.region !== undefined) ? [['region', (r) => r.region], ...columns] : columns;
+}
+
+const JOB_COLUMNS: readonly Column<Fields<Job>>[] = [
+  ['namespace', (j) => j.namespace],
+  ['name', (j) => j.name],
+  ['status', (j) => j.status],
+  ['active', (j) => j.active],
+  ['succeeded', (j) => j.succeeded],
+  ['failed', (j) => j.failed],
+  ['created', (j) => j.created_at],
+];
+
+export const jobListView = viewOf<JobList>({
+  render(b) {
+    const jobs = rowsOf<Job>(b.jobs);
+    const table = renderTable(jobs, withRegion(jobs, JOB_COLUMNS), 'No jobs found.');
+    const failed =
+      Array.isArray(b.failed_regions) && b.failed_regions.length > 0
+        ? `failed regions: ${b.failed_regions.join(', ')}\n`
+        : '';
+    const more = b.has_more === true ? `(${jobs.length} of ${text(b.total)}; more with --offset)\n` : '';
+    return table + more + failed;
+  },
+  ids: (b) => rowsOf<Job>(b.jobs).map(namespacedName),
+});
+
+export const jobView = fieldsView<Job>(
+  [
+    'namespace',
+    'name',
+    'uid',
+    'status',
+    'created_at',
+    'started_at',
+    'completed_at',
+    'active',
+    'ready',
+    'succeeded',
+    'failed',
+    'images',
+  ],
+  namespacedName,
+);
+
+export const createdJobView = viewOf<CreatedJob>({
+  render: (b) => jobView.render?.(b.job),
+  ids: (b) => [namespacedName(recordOf<Job>(b.job))],
+});
+
+export const submissionView = viewOf<SubmissionReport>({
+  render(b) {
+    const table = renderTable(rowsOf<SubmittedResource>(b.resources), [
+      ['kind', (r) => r.kind],
+      ['namespace', (r) => r.namespace],
+      ['name', (r) => r.name],
+      ['status', (r) => r.status],
+      ['message', (r) => r.message],
+    ]);
+    const verdict =
+      b.valid === true
+        ? 'valid\n'
+        : b.valid === false
+          ? 'not valid\n'
+          : b.dry_run === true
+            ? '(dry run: nothing applied)\n'
+            : '';
+    return table + verdict;
+  },
+  ids: (b) => rowsOf<SubmittedResource>(b.resources).map(namespacedName),
+});
+
+const objectName = (o: Fields<JobEvent['object']>) => `${text(o.kind)}/${text(o.name)}`;
+
+export const jobEventsView = listView<JobEvent>(
+  'events',
+  [
+    ['last seen', (e) => e.last_timestamp],
+    ['type', (e) => e.type],
+    ['reason', (e) => e.reason],
+    ['object', (e) => objectName(recordOf<JobEvent['object']>(e.object))],
+    ['message', (e) => e.message],
+  ],
+  (e) => text(e.reason),
+);
+
+export const jobPodsView = listView<JobPod>(
+  'pods',
+  [
+    ['name', (p) => p.name],
+    ['phase', (p) => p.phase],
+    ['node', (p) => p.node],
+    ['instance type', (p) => p.instance_type],
+    ['zone', (p) => p.zone],
+    ['capacity', (p) => p.capacity_type],
+    ['started', (p) => p.started_at],
+  ],
+  (p) => text(p.name),
+);
+
+/** Logs of every pod: the text, with a header per pod when there are several. */
+export const jobLogsView: View = viewOf<{ pods: PodLogs[] }>({
+  render(b) {
+    const pods = rowsOf<PodLogs>(b.pods);
+    const header = (p: Fields<PodLogs>) =>
+      pods.length > 1 ? `==> ${text(p.pod)} (${text(p.container)}) <==\n` : '';
+    return pods.map((p) => header(p) + lines(text(p.logs))).join('');
+  },
+});
+
+export const podLogsView: View = viewOf<Pick<PodLogs, 'logs'>>({ render: (b) => lines(text(b.logs)) });
+
+/** A row of the metrics table: one container of a pod (or the pod alone when it reports none). */
+interface ContainerUse {
+  pod: string | undefined;
+  phase: string | undefined;
+  container: string | null | undefined;
+  cpu: string | null | undefined;
+  memory: string | null | undefined;
+}
+
+export const jobMetricsView: View = viewOf<{ pods: PodMetrics[] }>({
+  render(b) {
+    const rows = rowsOf<PodMetrics>(b.pods).flatMap((pod): ContainerUse[] => {
+      const containers = rowsOf<PodMetrics['containers'][number]>(pod.containers);
+      const { name, phase } = pod;
+      return containers.length === 0
+        ? [{ pod: name, phase, container: null, cpu: null, memory: null }]
+        : containers.map((c) => ({ pod: name, phase, container: c.name, cpu: c.cpu, memory: c.memory }));
+    });
+    return renderTable(rows, [
+      ['pod', (r) => r.pod],
+      ['phase', (r) => r.phase],
+      ['container', (r) => r.container],
+      ['cpu', (r) => r.cpu],
+      ['memory', (r) => r.memory],
+    ]);
+  },
+});
+
+const BULK_DELETE_COLUMNS: readonly Column<Fields<BulkDeleteResult>>[] = [
+  ['namespace', (j) => j.namespace],
+  ['name', (j) => j.name],
+  ['deleted', (j) => j.deleted],
+  ['note', (j) => j.error ?? j.skipped],
+];
+
+export const bulkDeleteView = viewOf<BulkDeleteReport>({
+  render(b) {
+    const jobs = rowsOf<BulkDeleteResult>(b.jobs);
+    const table = renderTable(jobs, withRegion(jobs, BULK_DELETE_COLUMNS), 'No job matched.');
+    const verb = b.dry_run === true ? 'would delete (dry run)' : 'deleted';
+    return `${table}matched: ${text(b.matched)}, ${verb}: ${text(b.dry_run === true ? b.matched : b.deleted)}, failed: ${text(b.failed)}\n`;
+  },
+  ids: (b) => rowsOf<BulkDeleteResult>(b.jobs).map(namespacedName),
+});
