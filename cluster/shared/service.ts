@@ -12,7 +12,9 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
+  type RouteOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier } from '../../contracts/envelope/envelope.js';
@@ -97,32 +99,7 @@ function validationBody(items: ValidationErrorItem[]): { detail: ValidationError
 
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const logger: FastifyBaseLogger = opts.logger ?? createLogger(opts.name, opts.version);
-  const options = {
-    loggerInstance: logger,
-    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    // Honour a sane caller-supplied id (the edge proxy forwards one) so a request can be traced end to end.
-    genReqId: (req: IncomingMessage) => {
-      const header = req.headers['x-request-id'];
-      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-    },
-    forceCloseConnections: 'idle' as const,
-    return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors,
-    clientErrorHandler: answerClientError,
-  };
-  // Fastify types an HTTPS instance apart from an HTTP one; every request/response API the services use
-  // is the same, so both are handled as one ServiceApp type.
-  const app = (opts.https
-    ? Fastify({ ...options, https: opts.https })
-    : Fastify(options)) as unknown as FastifyInstance<
-    Server,
-    IncomingMessage,
-    ServerResponse,
-    FastifyBaseLogger
-  > as ServiceApp;
-
+  const app = createApp(logger, opts);
   const metrics = createServiceMetrics(opts.name, opts.version);
   let draining = false;
 
@@ -131,22 +108,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     const error = new RequestValidationError(toValidationItems(errors, dataVar));
     return error;
   });
-
-  // Query strings and JSON bodies are closed by default: an unknown parameter or top-level field is a
-  // 422 extra_forbidden, never silently ignored (a typo such as `namepsace=` or `stauts` must not turn a
-  // filtered request into an unfiltered one). Free-form objects inside a body (manifests) stay open. A
-  // route that forwards arbitrary queries (inference) opts out by declaring `additionalProperties: true`.
-  const closed = (part: unknown) => {
-    const object = part as Record<string, unknown>;
-    return 'additionalProperties' in object ? object : { ...object, additionalProperties: false };
-  };
   const optionsRoutes = trackRouteMethods(app);
-  app.addHook('onRoute', (route) => {
-    if (route.schema && (route.schema as { hide?: boolean }).hide) return;
-    const schema = (route.schema ??= {});
-    schema.querystring = closed(schema.querystring ?? { type: 'object', properties: {} });
-    if (schema.body) schema.body = closed(schema.body);
-  });
+  app.addHook('onRoute', closeRouteSchemas);
 
   registerRawBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
@@ -156,34 +119,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   app.addHook('preValidation', async (request) => decodeJsonBody(request, maxJsonDepth));
 
-  app.setErrorHandler((error: FastifyError | HttpError | RequestValidationError, request, reply) => {
-    if (error instanceof RequestValidationError) {
-      return reply.code(422).send(validationBody(error.items));
-    }
-    if (error instanceof HttpError) {
-      return reply
-        .code(error.statusCode)
-        .headers(error.headers)
-        .send({ detail: boundDetail(error.detail) });
-    }
-    if ('validation' in error && error.validation) {
-      return reply
-        .code(422)
-        .send(validationBody(toValidationItems(error.validation, error.validationContext ?? 'body')));
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ detail: 'Request body too large' });
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 500) {
-      request.log.error({ err: error }, 'unhandled error');
-      return reply.code(500).send({ detail: 'Internal Server Error' });
-    }
-    // Other framework 4xx (bad content length…): keep the status with its standard text, never the
-    // framework's message (it may quote the request).
-    request.log.info({ code: error.code, status }, 'request rejected by the framework');
-    return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad Request' });
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
 
   await registerOpenApi(app, {
@@ -211,4 +147,78 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       draining = true;
     },
   };
+}
+
+/** The Fastify instance with the framework's server options (HTTP, or HTTPS when `opts.https` is set). */
+function createApp(logger: FastifyBaseLogger, opts: ServiceOptions): ServiceApp {
+  const options = {
+    loggerInstance: logger,
+    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Honour a sane caller-supplied id (the edge proxy forwards one) so a request can be traced end to end.
+    genReqId: (req: IncomingMessage) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    },
+    forceCloseConnections: 'idle' as const,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler: answerClientError,
+  };
+  // Fastify types an HTTPS instance apart from an HTTP one; the services use only what both share (ServiceApp).
+  const app = opts.https ? Fastify({ ...options, https: opts.https }) : Fastify(options);
+  return app;
+}
+
+/**
+ * Query strings and JSON bodies are closed by default: an unknown parameter or top-level field is a
+ * 422 extra_forbidden, never silently ignored (a typo such as `namepsace=` or `stauts` must not turn a
+ * filtered request into an unfiltered one). Free-form objects inside a body (manifests) stay open. A
+ * route that forwards arbitrary queries (inference) opts out by declaring `additionalProperties: true`.
+ */
+function closeRouteSchemas(route: RouteOptions): void {
+  if (route.schema && (route.schema as { hide?: boolean }).hide) return;
+  const schema = (route.schema ??= {});
+  schema.querystring = closed(schema.querystring ?? { type: 'object', properties: {} });
+  if (schema.body) schema.body = closed(schema.body);
+}
+
+function closed(part: unknown): unknown {
+  const object = part as Record<string, unknown>;
+  return 'additionalProperties' in object ? object : { ...object, additionalProperties: false };
+}
+
+/** Every error a route or hook throws, as the FastAPI-compatible `{"detail"}` answer. */
+function answerError(
+  error: FastifyError | HttpError | RequestValidationError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error instanceof RequestValidationError) {
+    return reply.code(422).send(validationBody(error.items));
+  }
+  if (error instanceof HttpError) {
+    return reply
+      .code(error.statusCode)
+      .headers(error.headers)
+      .send({ detail: boundDetail(error.detail) });
+  }
+  if ('validation' in error && error.validation) {
+    return reply
+      .code(422)
+      .send(validationBody(toValidationItems(error.validation, error.validationContext ?? 'body')));
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return reply.code(413).send({ detail: 'Request body too large' });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 500) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  }
+  // Other framework 4xx (bad content length…): keep the status with its standard text, never the
+  // framework's message (it may quote the request).
+  request.log.info({ code: error.code, status }, 'request rejected by the framework');
+  return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad Request' });
 }

@@ -171,112 +171,168 @@ async function within<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): 
   }
 }
 
+/** What one aggregate request needs: the handler's dependencies with their defaults filled in. */
+interface AggregatorContext {
+  readonly discovery: RegionalApiDiscovery;
+  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  readonly logger: EdgeLogger;
+  readonly budgetMs: number;
+  readonly regionTimeoutMs: number | undefined;
+  readonly expectedRegions: readonly string[];
+  readonly now: () => Date;
+}
+
+type Answer = APIGatewayProxyResult;
+
 export function createHandler(deps: AggregatorDeps): AggregatorHandler {
-  const logger = deps.logger ?? createLogger(SERVICE_NAME);
-  const budgetMs = deps.settings?.budgetMs ?? DEFAULT_BUDGET_MS;
-  const regionTimeoutMs = deps.settings?.regionTimeoutMs;
-  const expectedRegions = deps.settings?.expectedRegions ?? [];
-  const now = deps.now ?? (() => new Date());
+  const ctx: AggregatorContext = {
+    discovery: deps.discovery,
+    credentials: deps.credentials,
+    logger: deps.logger ?? createLogger(SERVICE_NAME),
+    budgetMs: deps.settings?.budgetMs ?? DEFAULT_BUDGET_MS,
+    regionTimeoutMs: deps.settings?.regionTimeoutMs,
+    expectedRegions: deps.settings?.expectedRegions ?? [],
+    now: deps.now ?? (() => new Date()),
+  };
+  return (event, context) => aggregate(ctx, event, context);
+}
 
-  return async (event, context) => {
-    const started = performance.now();
-    // Same rule as the control-plane proxy: the target region is chosen by the path, never by a header.
-    if (hasTargetRegionHeader(event)) {
-      return message(
-        400,
-        'The X-SVC-Target-Region header is not accepted; /api/v1/global/* covers every region',
-      );
-    }
-    const path = routePath(event);
-    const methods = ROUTES[path];
-    if (!methods) return message(404, 'Not found');
-    const route = methods[event.httpMethod.toUpperCase()];
-    if (!route) {
-      return message(405, `Method ${event.httpMethod} is not allowed on ${path}`, {
-        allow: Object.keys(methods).join(', '),
-      });
-    }
+async function aggregate(
+  ctx: AggregatorContext,
+  event: APIGatewayProxyEvent,
+  context: Parameters<AggregatorHandler>[1],
+): Promise<Answer> {
+  const started = performance.now();
+  const matched = matchRoute(event);
+  if ('statusCode' in matched) return matched;
+  const { path, route } = matched;
+  const body = requestBody(event);
+  if (typeof body === 'object') return body;
+  const routeContext: RouteContext = { query: queryOf(event), body };
 
-    let body: string | undefined;
-    if (event.body !== null && event.body !== undefined && event.body !== '') {
-      if (event.isBase64Encoded) return message(400, 'Base64-encoded bodies are not accepted');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(event.body);
-      } catch {
-        return message(400, 'The request body must be JSON');
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        return message(400, 'The request body must be a JSON object');
-      }
-      body = event.body;
-    }
-    const ctx: RouteContext = { query: queryOf(event), body };
+  // One clock for the whole request: discovery and every region share the same budget.
+  const remaining = () => {
+    const byBudget = ctx.budgetMs - (performance.now() - started);
+    const byLambda = context ? context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS : Infinity;
+    return Math.min(byBudget, byLambda, ctx.regionTimeoutMs ?? Infinity);
+  };
 
-    // One clock for the whole request: discovery and every region share the same budget.
-    const remaining = () => {
-      const byBudget = budgetMs - (performance.now() - started);
-      const byLambda = context ? context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS : Infinity;
-      return Math.min(byBudget, byLambda, regionTimeoutMs ?? Infinity);
-    };
-
-    let discovered: DiscoveryResult;
-    try {
-      discovered = await within(remaining(), (signal) => deps.discovery.discover(signal));
-    } catch (error) {
-      logger.error('regional API discovery failed', {
-        source: deps.discovery.source,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      if (expectedRegions.length === 0) {
-        return message(503, 'Regional APIs could not be discovered; try again later');
-      }
-      // The regions are known even if their URLs are not: report each one as failed.
-      discovered = {
-        apis: [],
-        problems: expectedRegions.map((region) => ({ region, error: 'regional API discovery failed' })),
-      };
-    }
-    discovered = withExpectedRegions(discovered, expectedRegions);
-
-    const results = await fanOut(discovered.apis, discovered.problems, route.call(ctx), {
-      deadlineMs: remaining(),
-      credentials: deps.credentials,
-    });
-    const merged = route.merge(results, ctx, now());
-    const failed = Object.keys(results).filter((r) => !results[r]?.ok);
-    for (const region of failed) {
-      const result = results[region];
-      logger.warn('region failed', {
-        region,
-        status: result?.status ?? null,
-        error: result?.error ?? null,
-        duration_ms: result?.duration_ms ?? 0,
-      });
-    }
-    // No region succeeded: the status says so, and the merged view still says why, region by region.
-    const outcome = aggregateOutcome(results, path === HEALTH_PATH ? 'health' : 'other');
-    logger.info('aggregate answered', {
-      route: `${event.httpMethod.toUpperCase()} ${path}`,
-      status: outcome.statusCode,
-      regions: Object.keys(results).length,
-      failed_regions: failed,
-      duration_ms: Math.round(performance.now() - started),
-    });
-
-    const response = respond(
+  const discovered = await discoverRegions(ctx, remaining);
+  if ('statusCode' in discovered) return discovered;
+  const results = await fanOut(discovered.apis, discovered.problems, route.call(routeContext), {
+    deadlineMs: remaining(),
+    credentials: ctx.credentials,
+  });
+  const merged = route.merge(results, routeContext, ctx.now());
+  const failed = logFailedRegions(ctx.logger, results);
+  // No region succeeded: the status says so, and the merged view still says why, region by region.
+  const outcome = aggregateOutcome(results, path === HEALTH_PATH ? 'health' : 'other');
+  ctx.logger.info('aggregate answered', {
+    route: `${event.httpMethod.toUpperCase()} ${path}`,
+    status: outcome.statusCode,
+    regions: Object.keys(results).length,
+    failed_regions: failed,
+    duration_ms: Math.round(performance.now() - started),
+  });
+  return boundedAnswer(
+    ctx.logger,
+    respond(
       outcome.statusCode,
       outcome.message === undefined ? merged : { message: outcome.message, ...merged },
+    ),
+  );
+}
+
+/** The route the request names, or the 400/404/405 answer. */
+function matchRoute(event: APIGatewayProxyEvent): { path: string; route: Route } | Answer {
+  // Same rule as the control-plane proxy: the target region is chosen by the path, never by a header.
+  if (hasTargetRegionHeader(event)) {
+    return message(
+      400,
+      'The X-SVC-Target-Region header is not accepted; /api/v1/global/* covers every region',
     );
-    if (Buffer.byteLength(response.body) > MAX_RESPONSE_BYTES) {
-      logger.error('merged answer too large', { bytes: Buffer.byteLength(response.body) });
-      return message(
-        500,
-        'The merged answer exceeds the Lambda response limit; request fewer jobs per region (limit)',
-      );
+  }
+  const path = routePath(event);
+  const methods = ROUTES[path];
+  if (!methods) return message(404, 'Not found');
+  const route = methods[event.httpMethod.toUpperCase()];
+  if (!route) {
+    return message(405, `Method ${event.httpMethod} is not allowed on ${path}`, {
+      allow: Object.keys(methods).join(', '),
+    });
+  }
+  return { path, route };
+}
+
+/** The body to pass on (undefined when there is none), or the 400 answer when it is not a JSON object. */
+function requestBody(event: APIGatewayProxyEvent): string | undefined | Answer {
+  if (event.body === null || event.body === undefined || event.body === '') return undefined;
+  if (event.isBase64Encoded) return message(400, 'Base64-encoded bodies are not accepted');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.body);
+  } catch {
+    return message(400, 'The request body must be JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return message(400, 'The request body must be a JSON object');
+  }
+  return event.body;
+}
+
+/**
+ * The regional APIs with every expected region listed; when discovery fails, each expected region as
+ * failed, or the 503 answer when no region is expected.
+ */
+async function discoverRegions(
+  ctx: AggregatorContext,
+  remaining: () => number,
+): Promise<DiscoveryResult | Answer> {
+  let discovered: DiscoveryResult;
+  try {
+    discovered = await within(remaining(), (signal) => ctx.discovery.discover(signal));
+  } catch (error) {
+    ctx.logger.error('regional API discovery failed', {
+      source: ctx.discovery.source,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    if (ctx.expectedRegions.length === 0) {
+      return message(503, 'Regional APIs could not be discovered; try again later');
     }
-    return response;
-  };
+    // The regions are known even if their URLs are not: report each one as failed.
+    discovered = {
+      apis: [],
+      problems: ctx.expectedRegions.map((region) => ({ region, error: 'regional API discovery failed' })),
+    };
+  }
+  return withExpectedRegions(discovered, ctx.expectedRegions);
+}
+
+/** Logs each failed region; returns their names. */
+function logFailedRegions(logger: EdgeLogger, results: Record<string, RegionResult>): string[] {
+  const failed = Object.keys(results).filter((r) => !results[r]?.ok);
+  for (const region of failed) {
+    const result = results[region];
+    logger.warn('region failed', {
+      region,
+      status: result?.status ?? null,
+      error: result?.error ?? null,
+      duration_ms: result?.duration_ms ?? 0,
+    });
+  }
+  return failed;
+}
+
+/** The answer, or a 500 when it would not fit in Lambda's response limit. */
+function boundedAnswer(logger: EdgeLogger, response: Answer): Answer {
+  if (Buffer.byteLength(response.body) > MAX_RESPONSE_BYTES) {
+    logger.error('merged answer too large', { bytes: Buffer.byteLength(response.body) });
+    return message(
+      500,
+      'The merged answer exceeds the Lambda response limit; request fewer jobs per region (limit)',
+    );
+  }
+  return response;
 }
 
 export interface AggregatorFromEnvOptions {

@@ -61,98 +61,125 @@ const shorten = (text: string) =>
 
 type StepOutcome = { state: 'done' } | { state: 'running'; statementId: string };
 
+/** What the setup needs: the handler's dependencies with their defaults filled in. */
+interface SetupRun {
+  readonly redshiftData: Pick<RedshiftDataClient, 'send'>;
+  readonly warehouse: WarehouseConfig | undefined;
+  readonly waitMs: number;
+  readonly firstPollMs: number;
+  readonly logger: EdgeLogger;
+}
+
 export function createHandler(deps: SetupDeps): SetupHandler {
-  const logger = deps.logger ?? createLogger(SERVICE_NAME);
-  const waitMs = deps.waitMs ?? DEFAULT_WAIT_MS;
-  const firstPollMs = deps.pollMs ?? 250;
-
-  async function runStep(
-    warehouse: WarehouseConfig,
-    step: SetupStatement,
-    deadline: number,
-  ): Promise<StepOutcome> {
-    let statementId: string | undefined;
-    try {
-      const started = await deps.redshiftData.send(
-        new ExecuteStatementCommand({
-          WorkgroupName: warehouse.workgroupName,
-          Database: warehouse.database,
-          Sql: step.sql,
-          StatementName: `analytics-setup: ${step.name}`,
-        }),
-      );
-      statementId = started.Id;
-      if (statementId === undefined) throw new Error('ExecuteStatement returned no statement id');
-      for (let poll = firstPollMs; ; poll = Math.min(1_000, poll * 2)) {
-        const { Status, Error: failure } = await deps.redshiftData.send(
-          new DescribeStatementCommand({ Id: statementId }),
-        );
-        if (Status === 'FINISHED') return { state: 'done' };
-        if (Status === 'FAILED' && step.alreadyExistsIsDone && /already exists/i.test(failure ?? '')) {
-          return { state: 'done' };
-        }
-        if (Status === 'FAILED' || Status === 'ABORTED') {
-          throw new ApiError(
-            502,
-            shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? Status.toLowerCase()}`),
-            'statement_failed',
-          );
-        }
-        if (!RUNNING.has(Status ?? '')) {
-          throw new ApiError(
-            502,
-            `Warehouse setup: unexpected statement status ${Status}`,
-            'statement_status',
-          );
-        }
-        if (Date.now() + poll > deadline) return { state: 'running', statementId };
-        await sleep(poll);
-      }
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      const name = error instanceof Error ? error.name : 'Error';
-      const message = error instanceof Error ? error.message : String(error);
-      throw new ApiError(
-        502,
-        shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
-        'data_api_error',
-        {},
-        { cause: error },
-      );
-    }
-  }
-
-  return async (event, context) => {
-    const started = Date.now();
-    const remaining = context.getRemainingTimeInMillis?.() ?? Infinity;
-    const deadline = started + Math.min(waitMs, remaining - 1_500);
-    const log = { request_id: event.requestContext?.requestId, resource: event.resource };
-    try {
-      if (event.httpMethod !== 'POST')
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
-      const warehouse = deps.warehouse;
-      if (warehouse === undefined) throw new ApiError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
-      const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
-      for (const [i, step] of steps.entries()) {
-        const outcome = await runStep(warehouse, step, deadline);
-        if (outcome.state === 'running') {
-          const last = i === steps.length - 1;
-          logger.info('warehouse setup continues', { ...log, step: step.name, status: 202 });
-          return jsonResult(202, {
-            message: last
-              ? `Warehouse setup continues asynchronously in Redshift (${step.name})`
-              : `Warehouse setup continues asynchronously in Redshift (${step.name}); call setup again once it has finished to complete the remaining steps`,
-            StatementId: outcome.statementId,
-          });
-        }
-        logger.info('warehouse setup step done', { ...log, step: step.name });
-      }
-      logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
-      return jsonResult(200, {});
-    } catch (error) {
-      return errorResult(requestFailure(error, { logger, label: 'warehouse setup', started, fields: log }));
-    }
+  const run: SetupRun = {
+    redshiftData: deps.redshiftData,
+    warehouse: deps.warehouse,
+    waitMs: deps.waitMs ?? DEFAULT_WAIT_MS,
+    firstPollMs: deps.pollMs ?? 250,
+    logger: deps.logger ?? createLogger(SERVICE_NAME),
   };
+  return (event, context) => setup(run, event, context);
+}
+
+async function setup(
+  run: SetupRun,
+  event: SetupEvent,
+  context: SetupContext,
+): Promise<APIGatewayProxyResult> {
+  const started = Date.now();
+  const remaining = context.getRemainingTimeInMillis?.() ?? Infinity;
+  const deadline = started + Math.min(run.waitMs, remaining - 1_500);
+  const log = { request_id: event.requestContext?.requestId, resource: event.resource };
+  const { logger } = run;
+  try {
+    if (event.httpMethod !== 'POST') throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+    const warehouse = run.warehouse;
+    if (warehouse === undefined) throw new ApiError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
+    const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
+    for (const [i, step] of steps.entries()) {
+      const outcome = await runStep(run, warehouse, step, deadline);
+      if (outcome.state === 'running') {
+        const last = i === steps.length - 1;
+        logger.info('warehouse setup continues', { ...log, step: step.name, status: 202 });
+        return jsonResult(202, {
+          message: last
+            ? `Warehouse setup continues asynchronously in Redshift (${step.name})`
+            : `Warehouse setup continues asynchronously in Redshift (${step.name}); call setup again once it has finished to complete the remaining steps`,
+          StatementId: outcome.statementId,
+        });
+      }
+      logger.info('warehouse setup step done', { ...log, step: step.name });
+    }
+    logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
+    return jsonResult(200, {});
+  } catch (error) {
+    return errorResult(requestFailure(error, { logger, label: 'warehouse setup', started, fields: log }));
+  }
+}
+
+/** Runs one statement and polls it until it ends or `deadline` comes (then it is left running). */
+async function runStep(
+  run: SetupRun,
+  warehouse: WarehouseConfig,
+  step: SetupStatement,
+  deadline: number,
+): Promise<StepOutcome> {
+  let statementId: string | undefined;
+  try {
+    const started = await run.redshiftData.send(
+      new ExecuteStatementCommand({
+        WorkgroupName: warehouse.workgroupName,
+        Database: warehouse.database,
+        Sql: step.sql,
+        StatementName: `analytics-setup: ${step.name}`,
+      }),
+    );
+    statementId = started.Id;
+    if (statementId === undefined) throw new Error('ExecuteStatement returned no statement id');
+    for (let poll = run.firstPollMs; ; poll = Math.min(1_000, poll * 2)) {
+      const { Status, Error: failure } = await run.redshiftData.send(
+        new DescribeStatementCommand({ Id: statementId }),
+      );
+      if (statementDone(step, Status, failure)) return { state: 'done' };
+      if (Date.now() + poll > deadline) return { state: 'running', statementId };
+      await sleep(poll);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    const name = error instanceof Error ? error.name : 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ApiError(
+      502,
+      shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
+      'data_api_error',
+      {},
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * True once the statement has finished (a step that may find its object already there counts that
+ * failure as done), false while it still runs; throws when it failed or its status is unknown.
+ */
+function statementDone(
+  step: SetupStatement,
+  status: StatusString | undefined,
+  failure: string | undefined,
+): boolean {
+  if (status === 'FINISHED') return true;
+  if (status === 'FAILED' && step.alreadyExistsIsDone && /already exists/i.test(failure ?? '')) return true;
+  if (status === 'FAILED' || status === 'ABORTED') {
+    throw new ApiError(
+      502,
+      shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? status.toLowerCase()}`),
+      'statement_failed',
+    );
+  }
+  if (!RUNNING.has(status ?? '')) {
+    throw new ApiError(502, `Warehouse setup: unexpected statement status ${status}`, 'statement_status');
+  }
+  return false;
 }
 
 export interface SetupFromEnvOptions {

@@ -81,10 +81,11 @@ const enc = new TextEncoder();
 
 const CERTIFICATE_NAMES: readonly CertificateName[] = ['alb', 'services'];
 
+/** Who the days-to-expiry metric is about (its Certificate and Project dimensions). */
+type MetricTarget = { certificate: CertificateName; project: string };
+
 /** The metric's identity from the event, or undefined (no metric, the renewal still runs) when absent. */
-function metricTarget(
-  props: Record<string, unknown>,
-): { certificate: CertificateName; project: string } | undefined {
+function metricTarget(props: Record<string, unknown>): MetricTarget | undefined {
   const certificate = CERTIFICATE_NAMES.find((name) => name === props.Certificate);
   const project = props.Project;
   if (certificate === undefined || typeof project !== 'string' || project === '') return undefined;
@@ -114,237 +115,281 @@ function stringListProp(props: Record<string, unknown>, name: string): string[] 
 /** An ACM certificate ARN of any partition (a failed Create leaves a placeholder physical id). */
 const isCertificateArn = (id: string): boolean => /^arn:[a-z-]+:acm:[a-z0-9-]+:\d{12}:certificate\//.test(id);
 
+/** What the module's functions share: the handler's dependencies with their defaults filled in. */
+interface CaContext {
+  readonly secrets: Pick<SecretsManagerClient, 'send'>;
+  readonly acm: Pick<ACMClient, 'send'>;
+  readonly logger: EdgeLogger;
+  readonly now: () => Date;
+  readonly generateCa: ((commonName: string, now: Date) => CaKeyPair) | undefined;
+  readonly region: string | undefined;
+  readonly emitMetrics: (line: string) => void;
+}
+
 export function createHandler(deps: InternalCaDeps): InternalCaHandler {
-  const logger = deps.logger ?? createLogger(SERVICE_NAME);
-  const now = deps.now ?? (() => new Date());
-  const emitMetrics = deps.emitMetrics ?? ((line: string) => console.log(line));
-  const makeCa = async (commonName: string, at: Date): Promise<CaKeyPair> =>
-    (deps.generateCa ?? (await pki()).generateCa)(commonName, at);
+  const ctx: CaContext = {
+    secrets: deps.secrets,
+    acm: deps.acm,
+    logger: deps.logger ?? createLogger(SERVICE_NAME),
+    now: deps.now ?? (() => new Date()),
+    generateCa: deps.generateCa,
+    region: deps.region,
+    emitMetrics: deps.emitMetrics ?? ((line: string) => console.log(line)),
+  };
+  return ((event: InternalCaEvent) => handle(ctx, event)) as InternalCaHandler;
+}
 
-  /** One EMF line with the certificate's days to expiry (the expiry alarm's metric). */
-  function reportDaysToExpiry(
-    target: { certificate: CertificateName; project: string } | undefined,
-    days: number | undefined,
-  ): void {
-    if (target === undefined || days === undefined || deps.region === undefined) return;
-    const dimensions = { Project: target.project, Region: deps.region, Certificate: target.certificate };
-    emitMetrics(JSON.stringify(emfDocument(now().getTime(), dimensions, { certificateDaysToExpiry: days })));
-  }
-
-  async function secretString(secretId: string): Promise<string | undefined> {
+async function handle(ctx: CaContext, event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> {
+  if (!('RequestType' in event)) {
     try {
-      return (await deps.secrets.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+      if (event.Kind !== 'CertificateRenewal') {
+        throw new Error(`Kind must be "CertificateRenewal", got ${JSON.stringify(event.Kind)}`);
+      }
+      return await renewal(ctx, event);
     } catch (error) {
-      if (error instanceof SecretNotFound) return undefined;
+      // The next day's run retries; the error log is what an alarm on the function watches.
+      ctx.logger.error('certificate renewal failed', { kind: event.Kind, ...describeError(error) });
       throw error;
     }
   }
-
-  async function putSecret(secretId: string, value: CaKeyPair | ServerKeyPair): Promise<void> {
-    await deps.secrets.send(
-      new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(value) }),
-    );
+  const props = event.ResourceProperties as Record<string, unknown>;
+  const fields = { request: event.RequestType, kind: props.Kind };
+  try {
+    switch (props.Kind) {
+      case 'CertificateAuthority':
+        return await certificateAuthority(ctx, event, props);
+      case 'Certificate':
+        return await certificate(ctx, event, props);
+      default:
+        throw new Error(
+          `Kind must be "CertificateAuthority" or "Certificate", got ${JSON.stringify(props.Kind)}`,
+        );
+    }
+  } catch (error) {
+    ctx.logger.error('internal CA request failed', { ...fields, ...describeError(error) });
+    throw error;
   }
+}
 
-  async function certificateAuthority(
-    event: CloudFormationCustomResourceEvent,
-    props: Record<string, unknown>,
-  ): Promise<OnEventResponse> {
-    const secretId = stringProp(props, 'SecretId');
-    const physicalId = event.RequestType === 'Create' ? `internal-ca:${secretId}` : event.PhysicalResourceId;
-    if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalId };
-    const at = now();
-    let ca = (await pki()).usableCa(await secretString(secretId), at);
-    if (ca === undefined) {
-      ca = await makeCa(stringProp(props, 'CommonName'), at);
-      await putSecret(secretId, ca);
-      logger.info('internal CA generated and stored', { secret: secretId });
+async function makeCa(ctx: CaContext, commonName: string, at: Date): Promise<CaKeyPair> {
+  return (ctx.generateCa ?? (await pki()).generateCa)(commonName, at);
+}
+
+/** One EMF line with the certificate's days to expiry (the expiry alarm's metric). */
+function reportDaysToExpiry(
+  ctx: CaContext,
+  target: MetricTarget | undefined,
+  days: number | undefined,
+): void {
+  if (target === undefined || days === undefined || ctx.region === undefined) return;
+  const dimensions = { Project: target.project, Region: ctx.region, Certificate: target.certificate };
+  ctx.emitMetrics(
+    JSON.stringify(emfDocument(ctx.now().getTime(), dimensions, { certificateDaysToExpiry: days })),
+  );
+}
+
+async function secretString(secrets: CaContext['secrets'], secretId: string): Promise<string | undefined> {
+  try {
+    return (await secrets.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+  } catch (error) {
+    if (error instanceof SecretNotFound) return undefined;
+    throw error;
+  }
+}
+
+async function putSecret(
+  secrets: CaContext['secrets'],
+  secretId: string,
+  value: CaKeyPair | ServerKeyPair,
+): Promise<void> {
+  await secrets.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(value) }));
+}
+
+async function certificateAuthority(
+  ctx: CaContext,
+  event: CloudFormationCustomResourceEvent,
+  props: Record<string, unknown>,
+): Promise<OnEventResponse> {
+  const secretId = stringProp(props, 'SecretId');
+  const physicalId = event.RequestType === 'Create' ? `internal-ca:${secretId}` : event.PhysicalResourceId;
+  if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalId };
+  const at = ctx.now();
+  let ca = (await pki()).usableCa(await secretString(ctx.secrets, secretId), at);
+  if (ca === undefined) {
+    ca = await makeCa(ctx, stringProp(props, 'CommonName'), at);
+    await putSecret(ctx.secrets, secretId, ca);
+    ctx.logger.info('internal CA generated and stored', { secret: secretId });
+  } else {
+    ctx.logger.info('internal CA already present; kept', { secret: secretId });
+  }
+  return { PhysicalResourceId: physicalId, Data: { CertificatePem: ca.certificatePem } };
+}
+
+async function certificate(
+  ctx: CaContext,
+  event: CloudFormationCustomResourceEvent,
+  props: Record<string, unknown>,
+): Promise<OnEventResponse> {
+  if (event.RequestType === 'Delete') return deleteCertificate(ctx, event.PhysicalResourceId);
+  const caSecretId = stringProp(props, 'CaSecretId');
+  const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
+  const dnsNames = stringListProp(props, 'DnsNames');
+  const ca = await regionalCa(ctx, caSecretId);
+  const previousArn =
+    event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
+      ? event.PhysicalResourceId
+      : undefined;
+  const { arn, certificatePem } = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, previousArn);
+  ctx.logger.info('certificate issued and imported', {
+    request: event.RequestType,
+    certificate_arn: arn,
+    dns_names: dnsNames,
+  });
+  // The first data point of the expiry alarm, a day before the first scheduled renewal reports.
+  reportDaysToExpiry(ctx, metricTarget(props), (await pki()).daysToExpiry(certificatePem, ctx.now()));
+  return {
+    PhysicalResourceId: arn,
+    Data: { CertificateArn: arn, CaCertificatePem: ca.certificatePem },
+  };
+}
+
+async function deleteCertificate(ctx: CaContext, arn: string): Promise<OnEventResponse> {
+  if (!isCertificateArn(arn)) return { PhysicalResourceId: arn };
+  try {
+    await ctx.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
+    ctx.logger.info('certificate deleted', { certificate_arn: arn });
+  } catch (error) {
+    if (error instanceof AcmNotFound) {
+      ctx.logger.info('certificate already gone', { certificate_arn: arn });
+    } else if (error instanceof ResourceInUseException) {
+      // Failing would block the stack's deletion for good; the orphan is named in the log instead.
+      ctx.logger.warn('certificate still in use: left in ACM, delete it by hand', { certificate_arn: arn });
     } else {
-      logger.info('internal CA already present; kept', { secret: secretId });
+      throw error;
     }
-    return { PhysicalResourceId: physicalId, Data: { CertificatePem: ca.certificatePem } };
   }
+  return { PhysicalResourceId: arn };
+}
 
-  async function certificate(
-    event: CloudFormationCustomResourceEvent,
-    props: Record<string, unknown>,
-  ): Promise<OnEventResponse> {
-    if (event.RequestType === 'Delete') {
-      const arn = event.PhysicalResourceId;
-      if (!isCertificateArn(arn)) return { PhysicalResourceId: arn };
-      try {
-        await deps.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
-        logger.info('certificate deleted', { certificate_arn: arn });
-      } catch (error) {
-        if (error instanceof AcmNotFound) {
-          logger.info('certificate already gone', { certificate_arn: arn });
-        } else if (error instanceof ResourceInUseException) {
-          // Failing would block the stack's deletion for good; the orphan is named in the log instead.
-          logger.warn('certificate still in use: left in ACM, delete it by hand', { certificate_arn: arn });
-        } else {
-          throw error;
-        }
-      }
-      return { PhysicalResourceId: arn };
-    }
-
-    const caSecretId = stringProp(props, 'CaSecretId');
-    const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
-    const dnsNames = stringListProp(props, 'DnsNames');
-    const ca = await regionalCa(caSecretId);
-    const previousArn =
-      event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
-        ? event.PhysicalResourceId
-        : undefined;
-    const { arn, certificatePem } = await issueAndImport(ca, dnsNames, keyPairSecretId, previousArn);
-    logger.info('certificate issued and imported', {
-      request: event.RequestType,
-      certificate_arn: arn,
-      dns_names: dnsNames,
-    });
-    // The first data point of the expiry alarm, a day before the first scheduled renewal reports.
-    reportDaysToExpiry(metricTarget(props), (await pki()).daysToExpiry(certificatePem, now()));
-    return {
-      PhysicalResourceId: arn,
-      Data: { CertificateArn: arn, CaCertificatePem: ca.certificatePem },
-    };
-  }
-
-  /** The CA from its replica in this region; issuing needs it only to be valid now. */
-  async function regionalCa(caSecretId: string): Promise<CaKeyPair> {
-    const ca = (await pki()).usableCa(await secretString(caSecretId), now(), 0);
-    if (ca === undefined) {
-      throw new Error(
-        `the internal CA secret ${caSecretId} holds no usable CA (deploy the global stack first)`,
-      );
-    }
-    return ca;
-  }
-
-  /**
-   * Issues a key pair, imports it into ACM (into `certificateArn` when given, keeping the listener's
-   * association), then writes it to the pods' secret. Returns the key pair and the certificate ARN.
-   */
-  async function issueAndImport(
-    ca: CaKeyPair,
-    dnsNames: readonly string[],
-    keyPairSecretId: string,
-    certificateArn: string | undefined,
-  ): Promise<ServerKeyPair & { arn: string }> {
-    const pair = (await pki()).issueServerCertificate(ca, dnsNames, now());
-    const imported = await deps.acm.send(
-      new ImportCertificateCommand({
-        ...(certificateArn ? { CertificateArn: certificateArn } : {}),
-        Certificate: enc.encode(pair.certificatePem),
-        PrivateKey: enc.encode(pair.privateKeyPem),
-        CertificateChain: enc.encode(pair.caCertificatePem),
-      }),
+/** The CA from its replica in this region; issuing needs it only to be valid now. */
+async function regionalCa(ctx: CaContext, caSecretId: string): Promise<CaKeyPair> {
+  const ca = (await pki()).usableCa(await secretString(ctx.secrets, caSecretId), ctx.now(), 0);
+  if (ca === undefined) {
+    throw new Error(
+      `the internal CA secret ${caSecretId} holds no usable CA (deploy the global stack first)`,
     );
-    const arn = imported.CertificateArn;
-    if (arn === undefined) throw new Error('ACM ImportCertificate returned no certificate ARN');
-    await putSecret(keyPairSecretId, pair);
-    return { ...pair, arn };
   }
+  return ca;
+}
 
-  async function renewal(event: CertificateRenewalEvent): Promise<RenewalResult> {
-    const props = event as unknown as Record<string, unknown>;
-    const certificateArn = stringProp(props, 'CertificateArn');
-    if (!isCertificateArn(certificateArn)) throw new Error('CertificateArn must be an ACM certificate ARN');
-    const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
-    const dnsNames = stringListProp(props, 'DnsNames');
-    const target = metricTarget(props);
-    if (target === undefined) {
-      logger.warn('renewal event names no Certificate/Project: no days-to-expiry metric', {
-        certificate_arn: certificateArn,
-      });
-    }
-    const caSecretId = stringProp(props, 'CaSecretId');
-    const stored = await secretString(keyPairSecretId);
-    const { daysToExpiry, issuedBy, parseKeyPair, renewalReason } = await pki();
-    const daysLeft = (pem: string | undefined): number | undefined => {
-      if (pem === undefined) return undefined;
-      try {
-        return daysToExpiry(pem, now());
-      } catch {
-        return undefined;
-      }
-    };
-    // Logged whatever happens next: a renewal failing day after day shows as days running out.
-    const report = (days: number | undefined): void => reportDaysToExpiry(target, days);
-    const pair = parseKeyPair(stored);
-    let ca: CaKeyPair;
-    try {
-      ca = await regionalCa(caSecretId);
-    } catch (error) {
-      report(daysLeft(pair?.certificatePem));
-      throw error;
-    }
-    const reason = renewalReason(stored, dnsNames, now());
-    if (reason === undefined) {
-      const days = daysLeft(pair?.certificatePem);
-      report(days);
-      if (pair !== undefined && !issuedBy(pair.certificatePem, ca)) {
-        logger.warn('certificate from a replaced CA: deploy this stack with a new generation', {
-          certificate_arn: certificateArn,
-        });
-      } else {
-        logger.info('certificate current; not renewed', {
-          certificate_arn: certificateArn,
-          days_to_expiry: days,
-        });
-      }
-      return { Renewed: false };
-    }
-    let issued: ServerKeyPair;
-    try {
-      issued = await issueAndImport(ca, dnsNames, keyPairSecretId, certificateArn);
-    } catch (error) {
-      report(daysLeft(pair?.certificatePem));
-      throw error;
-    }
-    const days = daysLeft(issued.certificatePem);
-    report(days);
-    logger.info('certificate renewed', {
+/**
+ * Issues a key pair, imports it into ACM (into `certificateArn` when given, keeping the listener's
+ * association), then writes it to the pods' secret. Returns the key pair and the certificate ARN.
+ */
+async function issueAndImport(
+  ctx: CaContext,
+  ca: CaKeyPair,
+  dnsNames: readonly string[],
+  keyPairSecretId: string,
+  certificateArn: string | undefined,
+): Promise<ServerKeyPair & { arn: string }> {
+  const pair = (await pki()).issueServerCertificate(ca, dnsNames, ctx.now());
+  const imported = await ctx.acm.send(
+    new ImportCertificateCommand({
+      ...(certificateArn ? { CertificateArn: certificateArn } : {}),
+      Certificate: enc.encode(pair.certificatePem),
+      PrivateKey: enc.encode(pair.privateKeyPem),
+      CertificateChain: enc.encode(pair.caCertificatePem),
+    }),
+  );
+  const arn = imported.CertificateArn;
+  if (arn === undefined) throw new Error('ACM ImportCertificate returned no certificate ARN');
+  await putSecret(ctx.secrets, keyPairSecretId, pair);
+  return { ...pair, arn };
+}
+
+/** Days until `pem` ends, or undefined when there is no certificate or it does not parse. */
+function daysLeft(pkiModule: typeof Pki, pem: string | undefined, now: () => Date): number | undefined {
+  if (pem === undefined) return undefined;
+  try {
+    return pkiModule.daysToExpiry(pem, now());
+  } catch {
+    return undefined;
+  }
+}
+
+async function renewal(ctx: CaContext, event: CertificateRenewalEvent): Promise<RenewalResult> {
+  const props = event as unknown as Record<string, unknown>;
+  const certificateArn = stringProp(props, 'CertificateArn');
+  if (!isCertificateArn(certificateArn)) throw new Error('CertificateArn must be an ACM certificate ARN');
+  const keyPairSecretId = stringProp(props, 'KeyPairSecretId');
+  const dnsNames = stringListProp(props, 'DnsNames');
+  const target = metricTarget(props);
+  if (target === undefined) {
+    ctx.logger.warn('renewal event names no Certificate/Project: no days-to-expiry metric', {
       certificate_arn: certificateArn,
-      reason,
-      dns_names: dnsNames,
+    });
+  }
+  const caSecretId = stringProp(props, 'CaSecretId');
+  const stored = await secretString(ctx.secrets, keyPairSecretId);
+  const pkiModule = await pki();
+  // Logged whatever happens next: a renewal failing day after day shows as days running out.
+  const report = (days: number | undefined): void => reportDaysToExpiry(ctx, target, days);
+  const pair = pkiModule.parseKeyPair(stored);
+  let ca: CaKeyPair;
+  try {
+    ca = await regionalCa(ctx, caSecretId);
+  } catch (error) {
+    report(daysLeft(pkiModule, pair?.certificatePem, ctx.now));
+    throw error;
+  }
+  const reason = pkiModule.renewalReason(stored, dnsNames, ctx.now());
+  if (reason === undefined) {
+    const days = daysLeft(pkiModule, pair?.certificatePem, ctx.now);
+    report(days);
+    logNotRenewed(
+      ctx.logger,
+      certificateArn,
+      days,
+      pair !== undefined && !pkiModule.issuedBy(pair.certificatePem, ca),
+    );
+    return { Renewed: false };
+  }
+  let issued: ServerKeyPair;
+  try {
+    issued = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, certificateArn);
+  } catch (error) {
+    report(daysLeft(pkiModule, pair?.certificatePem, ctx.now));
+    throw error;
+  }
+  const days = daysLeft(pkiModule, issued.certificatePem, ctx.now);
+  report(days);
+  ctx.logger.info('certificate renewed', {
+    certificate_arn: certificateArn,
+    reason,
+    dns_names: dnsNames,
+    days_to_expiry: days,
+  });
+  return { Renewed: true, Reason: reason };
+}
+
+/** A certificate left as it is: current, or (warned) issued by a CA that has since been replaced. */
+function logNotRenewed(
+  logger: EdgeLogger,
+  certificateArn: string,
+  days: number | undefined,
+  fromReplacedCa: boolean,
+): void {
+  if (fromReplacedCa) {
+    logger.warn('certificate from a replaced CA: deploy this stack with a new generation', {
+      certificate_arn: certificateArn,
+    });
+  } else {
+    logger.info('certificate current; not renewed', {
+      certificate_arn: certificateArn,
       days_to_expiry: days,
     });
-    return { Renewed: true, Reason: reason };
   }
-
-  async function handle(event: InternalCaEvent): Promise<OnEventResponse | RenewalResult> {
-    if (!('RequestType' in event)) {
-      try {
-        if (event.Kind !== 'CertificateRenewal') {
-          throw new Error(`Kind must be "CertificateRenewal", got ${JSON.stringify(event.Kind)}`);
-        }
-        return await renewal(event);
-      } catch (error) {
-        // The next day's run retries; the error log is what an alarm on the function watches.
-        logger.error('certificate renewal failed', { kind: event.Kind, ...describeError(error) });
-        throw error;
-      }
-    }
-    const props = event.ResourceProperties as Record<string, unknown>;
-    const fields = { request: event.RequestType, kind: props.Kind };
-    try {
-      switch (props.Kind) {
-        case 'CertificateAuthority':
-          return await certificateAuthority(event, props);
-        case 'Certificate':
-          return await certificate(event, props);
-        default:
-          throw new Error(
-            `Kind must be "CertificateAuthority" or "Certificate", got ${JSON.stringify(props.Kind)}`,
-          );
-      }
-    } catch (error) {
-      logger.error('internal CA request failed', { ...fields, ...describeError(error) });
-      throw error;
-    }
-  }
-  return handle as InternalCaHandler;
 }
 
 export interface InternalCaFromEnvOptions {

@@ -51,132 +51,166 @@ export type RotationHandler = (event: SecretsManagerRotationEvent) => Promise<vo
 
 const STEPS = new Set(['createSecret', 'setSecret', 'testSecret', 'finishSecret']);
 
+/** What the steps share: the handler's dependencies with their defaults filled in. */
+interface RotationContext {
+  readonly client: Pick<SecretsManagerClient, 'send'>;
+  readonly logger: EdgeLogger;
+  readonly generateKey: () => string;
+}
+
 export function createHandler(deps: RotationDeps): RotationHandler {
-  const { client } = deps;
-  const logger = deps.logger ?? createLogger(SERVICE_NAME);
-  const generateKey = deps.generateKey ?? generateSigningKey;
+  const ctx: RotationContext = {
+    client: deps.client,
+    logger: deps.logger ?? createLogger(SERVICE_NAME),
+    generateKey: deps.generateKey ?? generateSigningKey,
+  };
+  return (event) => rotate(ctx, event);
+}
 
-  async function getSecretString(secretId: string, stage: string, versionId?: string): Promise<string> {
-    const out = await client.send(
-      new GetSecretValueCommand({
-        SecretId: secretId,
-        VersionStage: stage,
-        ...(versionId !== undefined ? { VersionId: versionId } : {}),
-      }),
-    );
-    if (typeof out.SecretString !== 'string') {
-      throw new RotationError(`secret ${stage} version has no SecretString`);
+async function rotate(ctx: RotationContext, event: SecretsManagerRotationEvent): Promise<void> {
+  const { SecretId: secretId, ClientRequestToken: token, Step: step } = event;
+  const fields = { step, secret_id: secretId, version_id: token };
+  try {
+    if (!STEPS.has(step)) throw new RotationError(`unknown rotation step ${JSON.stringify(step)}`);
+    const versions = await pendingVersions(ctx, secretId, token, fields);
+    if (versions === undefined) return;
+    switch (step) {
+      case 'createSecret':
+        return await createSecret(ctx, secretId, token);
+      case 'setSecret':
+        // No downstream system holds a copy of the key: services read the secret itself.
+        ctx.logger.info('setSecret: nothing to set', fields);
+        return;
+      case 'testSecret':
+        return await testSecret(ctx, secretId, token);
+      case 'finishSecret':
+        return await finishSecret(ctx, secretId, token, versions);
     }
-    return out.SecretString;
+  } catch (error) {
+    ctx.logger.error('rotation step failed', { ...fields, ...describeError(error) });
+    throw error;
   }
+}
 
-  async function createSecret(secretId: string, token: string): Promise<void> {
-    // Read AWSCURRENT first: a malformed current secret must stop the rotation before anything is written.
-    const current = parseSigningKeys(await getSecretString(secretId, AWSCURRENT));
-    try {
-      await getSecretString(secretId, AWSPENDING, token);
-      logger.info('createSecret: pending version already exists', {
-        step: 'createSecret',
-        version_id: token,
-      });
-      return;
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-    }
-    const next = generateKey();
-    if (next.length === 0 || next === current.current) throw new RotationError('generated key is unusable');
-    await client.send(
-      new PutSecretValueCommand({
-        SecretId: secretId,
-        ClientRequestToken: token,
-        SecretString: JSON.stringify({ current: next, previous: current.current }),
-        VersionStages: [AWSPENDING],
-      }),
-    );
-    logger.info('createSecret: pending version written', { step: 'createSecret', version_id: token });
+/**
+ * The secret's versions by stage when `token` is the pending version of an enabled rotation, or
+ * undefined when it is already AWSCURRENT (nothing left to do); throws for anything else.
+ */
+async function pendingVersions(
+  ctx: RotationContext,
+  secretId: string,
+  token: string,
+  fields: Record<string, string>,
+): Promise<Record<string, string[]> | undefined> {
+  const described = await ctx.client.send(new DescribeSecretCommand({ SecretId: secretId }));
+  if (!described.RotationEnabled) {
+    throw new RotationError(`secret ${secretId} does not have rotation enabled`);
   }
-
-  async function testSecret(secretId: string, token: string): Promise<void> {
-    let keys;
-    try {
-      keys = parseSigningKeys(await getSecretString(secretId, AWSPENDING, token));
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) throw error;
-      // parseSigningKeys never quotes the secret, so its message is safe to keep.
-      throw new RotationError(`testSecret: pending version is invalid: ${(error as Error).message}`);
-    }
-    if (keys.previous === undefined)
-      throw new RotationError('testSecret: pending version has no "previous" key');
-    if (keys.previous === keys.current) throw new RotationError('testSecret: "current" equals "previous"');
-    logger.info('testSecret: pending version is valid', { step: 'testSecret', version_id: token });
+  const versions = described.VersionIdsToStages ?? {};
+  const stages = versions[token];
+  if (stages === undefined) {
+    throw new RotationError(`secret version ${token} has no stage for rotation of secret ${secretId}`);
   }
-
-  async function finishSecret(
-    secretId: string,
-    token: string,
-    versions: Record<string, string[]>,
-  ): Promise<void> {
-    const currentVersion = Object.entries(versions).find(([, stages]) => stages.includes(AWSCURRENT))?.[0];
-    if (currentVersion === token) {
-      logger.info('finishSecret: version is already AWSCURRENT', { step: 'finishSecret', version_id: token });
-      return;
-    }
-    await client.send(
-      new UpdateSecretVersionStageCommand({
-        SecretId: secretId,
-        VersionStage: AWSCURRENT,
-        MoveToVersionId: token,
-        ...(currentVersion !== undefined ? { RemoveFromVersionId: currentVersion } : {}),
-      }),
+  if (stages.includes(AWSCURRENT)) {
+    // Retried after finishSecret succeeded, or a stale invocation: nothing left to do.
+    ctx.logger.info('version is already AWSCURRENT; nothing to do', fields);
+    return undefined;
+  }
+  if (!stages.includes(AWSPENDING)) {
+    throw new RotationError(
+      `secret version ${token} is not set as AWSPENDING for rotation of secret ${secretId}`,
     );
-    logger.info('finishSecret: AWSCURRENT moved', {
+  }
+  return versions;
+}
+
+async function getSecretString(
+  client: RotationContext['client'],
+  secretId: string,
+  stage: string,
+  versionId?: string,
+): Promise<string> {
+  const out = await client.send(
+    new GetSecretValueCommand({
+      SecretId: secretId,
+      VersionStage: stage,
+      ...(versionId !== undefined ? { VersionId: versionId } : {}),
+    }),
+  );
+  if (typeof out.SecretString !== 'string') {
+    throw new RotationError(`secret ${stage} version has no SecretString`);
+  }
+  return out.SecretString;
+}
+
+async function createSecret(ctx: RotationContext, secretId: string, token: string): Promise<void> {
+  // Read AWSCURRENT first: a malformed current secret must stop the rotation before anything is written.
+  const current = parseSigningKeys(await getSecretString(ctx.client, secretId, AWSCURRENT));
+  try {
+    await getSecretString(ctx.client, secretId, AWSPENDING, token);
+    ctx.logger.info('createSecret: pending version already exists', {
+      step: 'createSecret',
+      version_id: token,
+    });
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const next = ctx.generateKey();
+  if (next.length === 0 || next === current.current) throw new RotationError('generated key is unusable');
+  await ctx.client.send(
+    new PutSecretValueCommand({
+      SecretId: secretId,
+      ClientRequestToken: token,
+      SecretString: JSON.stringify({ current: next, previous: current.current }),
+      VersionStages: [AWSPENDING],
+    }),
+  );
+  ctx.logger.info('createSecret: pending version written', { step: 'createSecret', version_id: token });
+}
+
+async function testSecret(ctx: RotationContext, secretId: string, token: string): Promise<void> {
+  let keys;
+  try {
+    keys = parseSigningKeys(await getSecretString(ctx.client, secretId, AWSPENDING, token));
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) throw error;
+    // parseSigningKeys never quotes the secret, so its message is safe to keep.
+    throw new RotationError(`testSecret: pending version is invalid: ${(error as Error).message}`);
+  }
+  if (keys.previous === undefined)
+    throw new RotationError('testSecret: pending version has no "previous" key');
+  if (keys.previous === keys.current) throw new RotationError('testSecret: "current" equals "previous"');
+  ctx.logger.info('testSecret: pending version is valid', { step: 'testSecret', version_id: token });
+}
+
+async function finishSecret(
+  ctx: RotationContext,
+  secretId: string,
+  token: string,
+  versions: Record<string, string[]>,
+): Promise<void> {
+  const currentVersion = Object.entries(versions).find(([, stages]) => stages.includes(AWSCURRENT))?.[0];
+  if (currentVersion === token) {
+    ctx.logger.info('finishSecret: version is already AWSCURRENT', {
       step: 'finishSecret',
       version_id: token,
-      previous_version_id: currentVersion,
     });
+    return;
   }
-
-  return async (event) => {
-    const { SecretId: secretId, ClientRequestToken: token, Step: step } = event;
-    const fields = { step, secret_id: secretId, version_id: token };
-    try {
-      if (!STEPS.has(step)) throw new RotationError(`unknown rotation step ${JSON.stringify(step)}`);
-      const described = await client.send(new DescribeSecretCommand({ SecretId: secretId }));
-      if (!described.RotationEnabled) {
-        throw new RotationError(`secret ${secretId} does not have rotation enabled`);
-      }
-      const versions = described.VersionIdsToStages ?? {};
-      const stages = versions[token];
-      if (stages === undefined) {
-        throw new RotationError(`secret version ${token} has no stage for rotation of secret ${secretId}`);
-      }
-      if (stages.includes(AWSCURRENT)) {
-        // Retried after finishSecret succeeded, or a stale invocation: nothing left to do.
-        logger.info('version is already AWSCURRENT; nothing to do', fields);
-        return;
-      }
-      if (!stages.includes(AWSPENDING)) {
-        throw new RotationError(
-          `secret version ${token} is not set as AWSPENDING for rotation of secret ${secretId}`,
-        );
-      }
-      switch (step) {
-        case 'createSecret':
-          return await createSecret(secretId, token);
-        case 'setSecret':
-          // No downstream system holds a copy of the key: services read the secret itself.
-          logger.info('setSecret: nothing to set', fields);
-          return;
-        case 'testSecret':
-          return await testSecret(secretId, token);
-        case 'finishSecret':
-          return await finishSecret(secretId, token, versions);
-      }
-    } catch (error) {
-      logger.error('rotation step failed', { ...fields, ...describeError(error) });
-      throw error;
-    }
-  };
+  await ctx.client.send(
+    new UpdateSecretVersionStageCommand({
+      SecretId: secretId,
+      VersionStage: AWSCURRENT,
+      MoveToVersionId: token,
+      ...(currentVersion !== undefined ? { RemoveFromVersionId: currentVersion } : {}),
+    }),
+  );
+  ctx.logger.info('finishSecret: AWSCURRENT moved', {
+    step: 'finishSecret',
+    version_id: token,
+    previous_version_id: currentVersion,
+  });
 }
 
 export interface RotationFromEnvOptions {

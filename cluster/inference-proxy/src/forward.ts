@@ -7,12 +7,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { HttpError, notFound } from '../../shared/errors.js';
 import type { InferenceProxyConfig } from './config.js';
-import { chooseTarget, isPathAllowed, resolveEndpoint } from './endpoint.js';
+import {
+  chooseTarget,
+  isPathAllowed,
+  resolveEndpoint,
+  type InferenceEndpoint,
+  type UpstreamTarget,
+} from './endpoint.js';
 import { TARGET_HEADER, upstreamRequestHeaders } from './headers.js';
-import { isPlausibleEndpointName, upstreamTargetOf } from './paths.js';
+import { isPlausibleEndpointName, upstreamTargetOf, type UpstreamTargetPath } from './paths.js';
 import { relayUpstreamResponse } from './relay.js';
 import type { EndpointCache } from './store.js';
-import { FAILURE_WORDING, UpstreamError, type UpstreamClient, type UpstreamExchange } from './upstream.js';
+import {
+  FAILURE_WORDING,
+  UpstreamError,
+  type UpstreamClient,
+  type UpstreamExchange,
+  type UpstreamRequest,
+} from './upstream.js';
 
 /** The proxy's own metrics; the app registers them in the service's registry. */
 export interface ProxyInstruments {
@@ -53,12 +65,9 @@ const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
   return async function forward(request, reply, endpointName) {
-    const rawTarget = request.raw.url ?? request.url;
-    const notFoundEndpoint = () => notFound(`Inference endpoint '${endpointName}' not found`);
-    if (!isPlausibleEndpointName(endpointName)) throw notFoundEndpoint();
-    const path = upstreamTargetOf(rawTarget);
+    if (!isPlausibleEndpointName(endpointName)) throw endpointNotFound(endpointName);
+    const path = upstreamTargetOf(request.raw.url ?? request.url);
     if (!path) throw notFound('Path is not allowed');
-
     let doc: unknown;
     try {
       doc = await cache.get(endpointName);
@@ -66,22 +75,9 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       request.log.error({ err: error, endpoint: endpointName }, 'endpoint store lookup failed');
       throw new HttpError(503, 'Inference endpoint store unavailable');
     }
-    if (doc === undefined) throw notFoundEndpoint();
-    const resolution = resolveEndpoint(doc, config.region);
-    if (resolution.kind === 'invalid') {
-      request.log.error({ endpoint: endpointName, reason: resolution.reason }, 'malformed endpoint record');
-      throw new HttpError(502, `Inference endpoint '${endpointName}' is misconfigured`);
-    }
-    if (resolution.kind === 'not_running') {
-      throw notFound(`Inference endpoint '${endpointName}' is not running in region ${config.region}`);
-    }
-    const endpoint = resolution.endpoint;
-    if (!isPathAllowed(endpoint, path.decodedPath)) {
-      throw notFound(`Path '${path.decodedPath}' is not served by inference endpoint '${endpointName}'`);
-    }
+    const endpoint = servedEndpoint(request, doc, config.region, endpointName, path.decodedPath);
 
     const target = chooseTarget(endpoint, random);
-    const targetHeader = { [TARGET_HEADER]: target.role };
     const res = reply.raw;
     const controller = new AbortController();
     let exchange: UpstreamExchange | undefined;
@@ -93,55 +89,13 @@ export function createForwarder({ config, cache, upstream, instruments, random }
     });
     if (request.raw.socket.destroyed) controller.abort();
 
-    const body = request.rawBody;
     const started = performance.now();
     try {
-      exchange = await upstream.send({
-        target,
-        method: request.method,
-        path: path.rawPath + path.rawQuery,
-        headers: upstreamRequestHeaders(request.headers, {
-          requestId: request.id,
-          remoteAddress: request.raw.socket.remoteAddress,
-          protocol: request.protocol,
-          prefix: `/inference/${endpointName}`,
-          bodyLength: body?.length,
-          method: request.method,
-        }),
-        body,
-        signal: controller.signal,
-      });
+      exchange = await upstream.send(upstreamRequest(request, endpointName, target, path, controller.signal));
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       instruments.upstream.inc({ target: target.role, outcome: error.failure });
-      const fields = {
-        endpoint: endpointName,
-        target: target.role,
-        host: target.host,
-        port: target.port,
-        failure: error.failure,
-        code: error.code,
-        reason: error.message,
-      };
-      if (error.failure === 'client_closed') {
-        request.log.info(fields, 'client closed the request before the model answered');
-        reply.hijack();
-        res.destroy();
-        return;
-      }
-      request.log.warn(fields, 'model server request failed');
-      if (error.failure === 'timeout') {
-        throw new HttpError(
-          504,
-          `Inference endpoint '${endpointName}' did not answer within ${config.upstreamTimeoutMs} ms`,
-          targetHeader,
-        );
-      }
-      throw new HttpError(
-        502,
-        `Inference endpoint '${endpointName}' is unreachable (${FAILURE_WORDING[error.failure]})`,
-        targetHeader,
-      );
+      return upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
     }
     const status = exchange.response.statusCode ?? 0;
     instruments.upstream.inc({ target: target.role, outcome: statusClass(status) });
@@ -152,4 +106,98 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     });
   };
+}
+
+const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint '${endpointName}' not found`);
+
+/** The endpoint's record when it runs in `region` and serves `decodedPath`; otherwise the 404/502 to answer. */
+function servedEndpoint(
+  request: FastifyRequest,
+  doc: unknown,
+  region: string,
+  endpointName: string,
+  decodedPath: string,
+): InferenceEndpoint {
+  if (doc === undefined) throw endpointNotFound(endpointName);
+  const resolution = resolveEndpoint(doc, region);
+  if (resolution.kind === 'invalid') {
+    request.log.error({ endpoint: endpointName, reason: resolution.reason }, 'malformed endpoint record');
+    throw new HttpError(502, `Inference endpoint '${endpointName}' is misconfigured`);
+  }
+  if (resolution.kind === 'not_running') {
+    throw notFound(`Inference endpoint '${endpointName}' is not running in region ${region}`);
+  }
+  if (!isPathAllowed(resolution.endpoint, decodedPath)) {
+    throw notFound(`Path '${decodedPath}' is not served by inference endpoint '${endpointName}'`);
+  }
+  return resolution.endpoint;
+}
+
+/** The caller's request as it goes to the model server: its method, path and body, the forwarding headers. */
+function upstreamRequest(
+  request: FastifyRequest,
+  endpointName: string,
+  target: UpstreamTarget,
+  path: UpstreamTargetPath,
+  signal: AbortSignal,
+): UpstreamRequest {
+  const body = request.rawBody;
+  return {
+    target,
+    method: request.method,
+    path: path.rawPath + path.rawQuery,
+    headers: upstreamRequestHeaders(request.headers, {
+      requestId: request.id,
+      remoteAddress: request.raw.socket.remoteAddress,
+      protocol: request.protocol,
+      prefix: `/inference/${endpointName}`,
+      bodyLength: body?.length,
+      method: request.method,
+    }),
+    body,
+    signal,
+  };
+}
+
+/**
+ * A request that got no answer from the model server: logged, then a 504 (timeout) or 502 to throw, or
+ * nothing to answer when the caller itself has gone.
+ */
+function upstreamFailed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: UpstreamError,
+  endpointName: string,
+  target: UpstreamTarget,
+  upstreamTimeoutMs: number,
+): void {
+  const fields = {
+    endpoint: endpointName,
+    target: target.role,
+    host: target.host,
+    port: target.port,
+    failure: error.failure,
+    code: error.code,
+    reason: error.message,
+  };
+  if (error.failure === 'client_closed') {
+    request.log.info(fields, 'client closed the request before the model answered');
+    reply.hijack();
+    reply.raw.destroy();
+    return;
+  }
+  request.log.warn(fields, 'model server request failed');
+  const targetHeader = { [TARGET_HEADER]: target.role };
+  if (error.failure === 'timeout') {
+    throw new HttpError(
+      504,
+      `Inference endpoint '${endpointName}' did not answer within ${upstreamTimeoutMs} ms`,
+      targetHeader,
+    );
+  }
+  throw new HttpError(
+    502,
+    `Inference endpoint '${endpointName}' is unreachable (${FAILURE_WORDING[error.failure]})`,
+    targetHeader,
+  );
 }

@@ -6,7 +6,8 @@
  * the idle timeout is cut on both sides, and whichever side fails first names the log line
  * (docs/inference-proxy.md, "Forwarding" and "Performance").
  */
-import type { ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamTarget } from './endpoint.js';
 import { downstreamResponseHeaders, TARGET_HEADER } from './headers.js';
@@ -58,7 +59,14 @@ export function relayUpstreamResponse(
     res.end();
     return;
   }
-  relayBody(request, res, exchange, endpointName, target, streamIdleTimeoutMs);
+  const socket = res.socket;
+  if (socket === null) {
+    // The caller is already gone (forward.ts has aborted the upstream request).
+    upstreamRequest.destroy();
+    return;
+  }
+  socket.setNoDelay(true);
+  new BodyRelay(request, res, socket, exchange, endpointName, target, streamIdleTimeoutMs).start();
 }
 
 const CRLF = Buffer.from('\r\n', 'latin1');
@@ -76,127 +84,146 @@ const CRLF = Buffer.from('\r\n', 'latin1');
  * holds RELAY_BUFFER_LIMIT unsent bytes (a slow client) and resumed on 'drain', so a client that keeps up
  * costs no pause/resume and one that does not cannot make the proxy buffer without bound.
  */
-function relayBody(
-  request: FastifyRequest,
-  res: ServerResponse,
-  { request: upstreamRequest, response: upstreamResponse }: UpstreamExchange,
-  endpointName: string,
-  target: UpstreamTarget,
-  streamIdleTimeoutMs: number,
-): void {
-  const socket = res.socket;
-  if (socket === null) {
-    // The caller is already gone (forward.ts has aborted the upstream request).
-    upstreamRequest.destroy();
-    return;
+class BodyRelay {
+  /** Decided by writeHead: chunked unless the model sent a length (or the caller speaks HTTP/1.0). */
+  private readonly chunked: boolean;
+  private readonly upstreamRequest: ClientRequest;
+  private readonly upstreamResponse: IncomingMessage;
+  private readonly idle: NodeJS.Timeout;
+  private bytes = 0;
+  private paused = false;
+  private done = false;
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  private scheduled: NodeJS.Immediate | undefined = undefined;
+  /** Whichever side failed first names the log line (the other side is then torn down here). */
+  private cause: 'client' | 'upstream' | 'idle' | undefined = undefined;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly res: ServerResponse,
+    private readonly socket: Socket,
+    exchange: UpstreamExchange,
+    private readonly endpointName: string,
+    private readonly target: UpstreamTarget,
+    private readonly streamIdleTimeoutMs: number,
+  ) {
+    this.chunked = res.chunkedEncoding;
+    this.upstreamRequest = exchange.request;
+    this.upstreamResponse = exchange.response;
+    this.idle = setTimeout(() => {
+      this.cause ??= 'idle';
+      this.upstreamRequest.destroy(new Error(`stream idle for ${this.streamIdleTimeoutMs} ms`));
+    }, streamIdleTimeoutMs);
   }
-  socket.setNoDelay(true);
-  // Decided by writeHead: chunked unless the model sent a length (or the caller speaks HTTP/1.0).
-  const chunked = res.chunkedEncoding;
-  let bytes = 0;
-  let paused = false;
-  let done = false;
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  let scheduled: NodeJS.Immediate | undefined;
-  // Whichever side failed first names the log line (the other side is then torn down here).
-  let cause: 'client' | 'upstream' | 'idle' | undefined;
-  const idle = setTimeout(() => {
-    cause ??= 'idle';
-    upstreamRequest.destroy(new Error(`stream idle for ${streamIdleTimeoutMs} ms`));
-  }, streamIdleTimeoutMs);
+
+  start(): void {
+    const { res, upstreamResponse } = this;
+    // The response head goes out with the first batch (or alone at the end of this loop turn).
+    this.hold();
+    res.flushHeaders();
+    upstreamResponse.on('data', this.onData);
+    upstreamResponse.once('end', () => this.end());
+    upstreamResponse.once('error', (error) => {
+      this.cause ??= 'upstream';
+      this.finish(error);
+    });
+    upstreamResponse.once('close', () => {
+      if (upstreamResponse.complete) return;
+      this.cause ??= 'upstream';
+      this.finish(new Error('model server closed the stream before its end'));
+    });
+    this.socket.on('drain', this.onDrain);
+    res.once('error', (error) => this.finish(error));
+    res.once('finish', () => this.finish());
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.cause ??= 'client';
+      this.finish(new Error('client closed the stream'));
+    });
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.done) return;
+    this.bytes += chunk.length;
+    this.hold();
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    // A burst larger than the limit in one read goes out now rather than piling up behind the cork.
+    if (this.batchBytes >= RELAY_BUFFER_LIMIT) this.flush();
+  };
+
+  private readonly onDrain = (): void => {
+    if (!this.paused || this.done) return;
+    this.paused = false;
+    this.upstreamResponse.resume();
+  };
+
+  /** setImmediate's callback, bound once per stream rather than once per read. */
+  private readonly flushScheduled = (): void => this.flush();
+
+  /** Starts a batch: cork, flush at the end of this loop turn, push the idle deadline back (once per read). */
+  private hold(): void {
+    if (this.scheduled !== undefined) return;
+    this.idle.refresh();
+    this.socket.cork();
+    this.scheduled = setImmediate(this.flushScheduled);
+  }
 
   /** Writes the batch into the corked socket: one chunk frame around the model's own Buffers. */
-  const writeBatch = (): void => {
-    if (batchBytes === 0) return;
-    if (chunked) socket.write(`${batchBytes.toString(16)}\r\n`, 'latin1');
-    for (const chunk of batch) socket.write(chunk);
+  private writeBatch(): void {
+    if (this.batchBytes === 0) return;
+    const { socket, chunked } = this;
+    if (chunked) socket.write(`${this.batchBytes.toString(16)}\r\n`, 'latin1');
+    for (const chunk of this.batch) socket.write(chunk);
     if (chunked) socket.write(CRLF);
-    batch = [];
-    batchBytes = 0;
-  };
-  const flush = (): void => {
-    if (scheduled === undefined) return;
-    clearImmediate(scheduled);
-    scheduled = undefined;
-    writeBatch();
-    socket.uncork();
-    if (!paused && socket.writableLength >= RELAY_BUFFER_LIMIT) {
-      paused = true;
-      upstreamResponse.pause();
-    }
-  };
-  /** Starts a batch: cork, flush at the end of this loop turn, push the idle deadline back (once per read). */
-  const hold = (): void => {
-    if (scheduled !== undefined) return;
-    idle.refresh();
-    socket.cork();
-    scheduled = setImmediate(flush);
-  };
-  const onData = (chunk: Buffer): void => {
-    if (done) return;
-    bytes += chunk.length;
-    hold();
-    batch.push(chunk);
-    batchBytes += chunk.length;
-    // A burst larger than the limit in one read goes out now rather than piling up behind the cork.
-    if (batchBytes >= RELAY_BUFFER_LIMIT) flush();
-  };
-  const onDrain = (): void => {
-    if (!paused || done) return;
-    paused = false;
-    upstreamResponse.resume();
-  };
-  const finish = (error?: Error): void => {
-    if (done) return;
-    done = true;
-    clearTimeout(idle);
-    if (scheduled !== undefined) {
-      clearImmediate(scheduled);
-      scheduled = undefined;
-      socket.uncork();
-    }
-    batch = [];
-    upstreamResponse.off('data', onData);
-    socket.off('drain', onDrain);
-    if (error === undefined) return;
-    upstreamRequest.destroy();
-    res.destroy();
-    const fields = { endpoint: endpointName, target: target.role, bytes };
-    if (cause === 'client') request.log.info(fields, 'client closed the stream; upstream request aborted');
-    else if (cause === 'idle') request.log.warn(fields, 'model server stream went idle; both sides closed');
-    else request.log.warn({ ...fields, err: error }, 'model server stream interrupted');
-  };
+    this.batch = [];
+    this.batchBytes = 0;
+  }
 
-  // The response head goes out with the first batch (or alone at the end of this loop turn).
-  hold();
-  res.flushHeaders();
-  upstreamResponse.on('data', onData);
-  upstreamResponse.once('end', () => {
-    if (done) return;
-    // The model is done: no silence to watch for while the caller drains the rest.
-    clearTimeout(idle);
+  private flush(): void {
+    if (this.scheduled === undefined) return;
+    clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    this.writeBatch();
+    this.socket.uncork();
+    if (!this.paused && this.socket.writableLength >= RELAY_BUFFER_LIMIT) {
+      this.paused = true;
+      this.upstreamResponse.pause();
+    }
+  }
+
+  /** The model is done: the last batch and the terminating chunk go out together. */
+  private end(): void {
+    if (this.done) return;
+    // No silence to watch for while the caller drains the rest.
+    clearTimeout(this.idle);
     // Still corked: end() uncorks fully, so the last batch and the terminating chunk share one writev.
-    if (scheduled !== undefined) clearImmediate(scheduled);
-    scheduled = undefined;
-    writeBatch();
-    res.end();
-  });
-  upstreamResponse.once('error', (error) => {
-    cause ??= 'upstream';
-    finish(error);
-  });
-  upstreamResponse.once('close', () => {
-    if (upstreamResponse.complete) return;
-    cause ??= 'upstream';
-    finish(new Error('model server closed the stream before its end'));
-  });
-  socket.on('drain', onDrain);
-  res.once('error', (error) => finish(error));
-  res.once('finish', () => finish());
-  res.once('close', () => {
-    if (res.writableFinished) return;
-    cause ??= 'client';
-    finish(new Error('client closed the stream'));
-  });
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    this.writeBatch();
+    this.res.end();
+  }
+
+  private finish(error?: Error): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.idle);
+    if (this.scheduled !== undefined) {
+      clearImmediate(this.scheduled);
+      this.scheduled = undefined;
+      this.socket.uncork();
+    }
+    this.batch = [];
+    this.upstreamResponse.off('data', this.onData);
+    this.socket.off('drain', this.onDrain);
+    if (error === undefined) return;
+    this.upstreamRequest.destroy();
+    this.res.destroy();
+    const fields = { endpoint: this.endpointName, target: this.target.role, bytes: this.bytes };
+    const { log } = this.request;
+    if (this.cause === 'client') log.info(fields, 'client closed the stream; upstream request aborted');
+    else if (this.cause === 'idle') log.warn(fields, 'model server stream went idle; both sides closed');
+    else log.warn({ ...fields, err: error }, 'model server stream interrupted');
+  }
 }
