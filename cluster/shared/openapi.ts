@@ -23,7 +23,7 @@ const COMPONENTS = new Set(['HTTPValidationError', 'ErrorDetail']);
  * A route's response schema as the document shows it: the shared error shapes (contracts/api/errors.ts,
  * recognised by their title) as references to the components of the same name, any other as it is.
  */
-function documented(code: string, schema: unknown): unknown {
+export function documented(code: string, schema: unknown): unknown {
   const { title, description } = (schema ?? {}) as { title?: unknown; description?: unknown };
   if (typeof title !== 'string' || !COMPONENTS.has(title)) return schema;
   return {
