@@ -34,7 +34,7 @@ module.exports = {
       // schemas (contracts/api/) and their static types are shared by the services, the CLI and the tests.
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: '^node_modules/typebox/',
+        pathNot: '(^|/)node_modules/typebox/',
       },
     },
     {

@@ -68,12 +68,11 @@ const ReportSummaryFields = {
 export const CostReport = Type.Object({ ...ReportSummaryFields, rows: Type.Optional(Type.Array(CostRow)) });
 export type CostReport = Static<typeof CostReport>;
 
-export const ListedCostReport = Type.Object({
+const ListedCostReport = Type.Object({
   ...ReportSummaryFields,
   last_modified: NullableString,
   size: NullableInteger,
 });
-export type ListedCostReport = Static<typeof ListedCostReport>;
 
 export const CostReportList = Type.Object({
   region: Type.String(),

@@ -25,16 +25,15 @@ export const HealthMonitorDescriptor = Type.Object({
 export type HealthMonitorDescriptor = Static<typeof HealthMonitorDescriptor>;
 
 /** One threshold check: ok, violated, disabled, unknown (not measurable) or not_applicable. */
-export const HealthCheck = Type.Object({
+const HealthCheck = Type.Object({
   status: Type.String(),
   threshold: Type.Number(),
   value: NullableNumber,
   unit: Type.String(),
   reason: Type.Optional(Type.String()),
 });
-export type HealthCheck = Static<typeof HealthCheck>;
 
-export const HealthChecks = Type.Object({
+const HealthChecks = Type.Object({
   cpu: HealthCheck,
   memory: HealthCheck,
   gpu: HealthCheck,

@@ -114,7 +114,7 @@ export type JobTemplateList = Static<typeof JobTemplateList>;
 export const TemplateDeleted = Type.Object({ deleted: Type.Boolean(), name: Type.String() });
 
 /** The apply report of a job made from a template, 400 when the policy or the cluster refused it. */
-export const TemplateJobReport = Type.Object({ ...ApplyReport.properties, template: Type.String() });
+const TemplateJobReport = Type.Object({ ...ApplyReport.properties, template: Type.String() });
 export const TemplateJobCreated = Type.Object({ ...TemplateJobReport.properties, job: JobView });
 export type TemplateJobCreated = Static<typeof TemplateJobCreated>;
 

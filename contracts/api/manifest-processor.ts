@@ -13,7 +13,7 @@ import { FreeFormObject, NullableInteger, NullableString, StringEnum, StringMap 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 /** What one job is: every status but `completed`. */
-export const JOB_STATES = ['pending', 'running', 'succeeded', 'failed'] as const;
+const JOB_STATES = ['pending', 'running', 'succeeded', 'failed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 const Where = { cluster: Type.String(), region: Type.String() };
@@ -305,16 +305,14 @@ export type PolicyRejected = Static<typeof PolicyRejected>;
  * A 400 that carries a report when the request was refused item by item, and `{"detail"}` when the body
  * itself could not be read.
  */
-export function ReportOrDetail<T extends TSchema>(report: T) {
+function ReportOrDetail<T extends TSchema>(report: T) {
   return Type.Union([report, ErrorDetail('The body could not be read')], {
     description: 'Refused: the per-resource report, or why the body could not be read',
   });
 }
 
 /** What every operation may answer besides its own (403 also for a namespace or kind not allowed). */
-export const COMMON_ERRORS = { 403: EnvelopeRejected, 422: HTTPValidationError };
-/** Errors of an operation on a body (the body limit). */
-export const BODY_ERRORS = { ...COMMON_ERRORS, 413: BodyTooLarge };
+const COMMON_ERRORS = { 403: EnvelopeRejected, 422: HTTPValidationError };
 
 /** Errors of an operation that reads or changes Kubernetes objects (shared/kube-errors.ts). */
 const KUBE_ERRORS = {
