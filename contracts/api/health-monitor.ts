@@ -133,7 +133,8 @@ const common = { 403: EnvelopeRejected, 422: HTTPValidationError };
 
 export const HEALTH_MONITOR_RESPONSES = {
   root: { 200: HealthMonitorDescriptor, ...common },
-  health: { 200: ClusterHealth, 503: ClusterHealth, ...common },
+  // Exempt from the envelope (a load balancer probes it): no 403.
+  health: { 200: ClusterHealth, 503: ClusterHealth, 422: HTTPValidationError },
   metrics: {
     200: ClusterMetrics,
     503: ErrorDetail('The cluster snapshot could not be read'),

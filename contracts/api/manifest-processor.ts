@@ -326,7 +326,8 @@ const KUBE_ERRORS = {
 
 export const MANIFEST_PROCESSOR_RESPONSES = {
   root: { 200: ProcessorDescriptor, ...COMMON_ERRORS },
-  health: { 200: ProcessorHealth, 503: ProcessorHealth, ...COMMON_ERRORS },
+  // Exempt from the envelope (a load balancer probes it): no 403.
+  health: { 200: ProcessorHealth, 503: ProcessorHealth, 422: HTTPValidationError },
   status: { 200: ProcessorStatus, ...COMMON_ERRORS },
   policy: { 200: PolicyReport, ...COMMON_ERRORS },
   submitManifests: { 200: ApplyReport, ...KUBE_ERRORS, 400: ReportOrDetail(ApplyReport), 413: BodyTooLarge },
