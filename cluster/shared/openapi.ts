@@ -2,6 +2,7 @@
  * OpenAPI 3.1 description of a service, generated from its route schemas (so operation ids, parameters
  * and bounds cannot drift from what is enforced) and served at GET /openapi.json.
  */
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { isExemptPath } from './envelope-hook.js';
@@ -13,6 +14,22 @@ export interface OpenApiOptions {
   description: string;
   /** False for services that run no envelope verification (cost-monitor). */
   authenticated: boolean;
+}
+
+/** Error shapes the document publishes once, as components, and every operation names by reference. */
+const COMPONENTS = new Set(['HTTPValidationError', 'ErrorDetail']);
+
+/**
+ * A route's response schema as the document shows it: the shared error shapes (contracts/api/errors.ts,
+ * recognised by their title) as references to the components of the same name, any other as it is.
+ */
+export function documented(code: string, schema: unknown): unknown {
+  const { title, description } = (schema ?? {}) as { title?: unknown; description?: unknown };
+  if (typeof title !== 'string' || !COMPONENTS.has(title)) return schema;
+  return {
+    description: typeof description === 'string' ? description : (STATUS_CODES[Number(code)] ?? code),
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } },
+  };
 }
 
 /**
@@ -85,7 +102,10 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
     // Every operation can answer 422 (unknown or malformed parameters); authenticated ones also 403.
     transform: ({ schema, url }) => {
       const base = optionalDefaults((schema ?? {}) as Record<string, unknown>);
-      const response = { ...((base.response as Record<string, unknown> | undefined) ?? {}) };
+      const declared = (base.response as Record<string, unknown> | undefined) ?? {};
+      const response = Object.fromEntries(
+        Object.entries(declared).map(([code, schema]) => [code, documented(code, schema)]),
+      );
       response['422'] ??= {
         description: 'Validation Error',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },

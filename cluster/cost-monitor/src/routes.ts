@@ -1,7 +1,8 @@
 /** cost-monitor's internal operations, mounted under /internal (docs/cost.md, "Operations"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { COST_MONITOR_RESPONSES as RESPONSES } from '../../../contracts/api/cost-monitor.js';
 import { HttpError } from '../../shared/errors.js';
-import { FreeFormObject } from '../../shared/schema.js';
+import type { ServiceApp } from '../../shared/service.js';
 import type { CostMonitorConfig } from './config.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { OpenCostError } from './opencost.js';
@@ -32,10 +33,7 @@ function upstreamError(error: unknown): unknown {
   return error;
 }
 
-export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = async (
-  app,
-  { config, reports, scheduler, clock },
-) => {
+function listReportsRoute(app: ServiceApp, { config, reports }: InternalRoutesOptions): void {
   app.get(
     '/reports',
     {
@@ -43,7 +41,7 @@ export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = 
         operationId: 'list_reports_internal_reports_get',
         summary: 'Most recent report objects of this region, newest first',
         querystring: ListReportsQuery,
-        response: { 200: FreeFormObject },
+        response: RESPONSES.listReports,
       },
     },
     async (request) => {
@@ -62,7 +60,9 @@ export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = 
       }
     },
   );
+}
 
+function generateReportRoute(app: ServiceApp, { reports }: InternalRoutesOptions): void {
   app.post(
     '/reports',
     {
@@ -70,7 +70,7 @@ export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = 
         operationId: 'generate_adhoc_report_internal_reports_post',
         summary: 'Generate and store an ad-hoc report of the trailing window',
         body: AdhocReportRequest,
-        response: { 201: FreeFormObject },
+        response: RESPONSES.generateReport,
       },
     },
     async (request, reply) => {
@@ -82,14 +82,16 @@ export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = 
       }
     },
   );
+}
 
+function statusRoute(app: ServiceApp, { config, reports, scheduler, clock }: InternalRoutesOptions): void {
   app.get(
     '/status',
     {
       schema: {
         operationId: 'get_status_internal_status_get',
         summary: 'Status: cost-data source health, the data-returning probe, the scheduled-report task',
-        response: { 200: FreeFormObject },
+        response: RESPONSES.status,
       },
     },
     async () => {
@@ -113,4 +115,8 @@ export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = 
       };
     },
   );
+}
+
+export const internalRoutes: FastifyPluginAsyncTypebox<InternalRoutesOptions> = async (app, options) => {
+  for (const route of [listReportsRoute, generateReportRoute, statusRoute]) route(app, options);
 };

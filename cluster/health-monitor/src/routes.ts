@@ -1,6 +1,8 @@
 /** health-monitor's operations: the descriptor, health, metrics and status of the cluster (docs/service-framework.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { HEALTH_MONITOR_RESPONSES as RESPONSES } from '../../../contracts/api/health-monitor.js';
 import { serviceUnavailable } from '../../shared/errors.js';
+import type { ServiceApp } from '../../shared/service.js';
 import type { HealthMonitorConfig } from './config.js';
 import { evaluateHealth } from './evaluate.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
@@ -29,69 +31,84 @@ function nodeView(n: ClusterSnapshot['nodes'][number]) {
   };
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
-  app,
-  { config, cache },
-) => {
-  const base = { cluster: config.clusterName, region: config.region };
+/** The cluster and region every answer names. */
+const where = (config: HealthMonitorConfig) => ({ cluster: config.clusterName, region: config.region });
 
-  const healthBody = (state: SnapshotState) => {
-    if (!state.ok) {
-      return {
-        status: 'unhealthy',
-        ...base,
-        timestamp: state.at.toISOString(),
-        reason: `Kubernetes API unavailable: ${state.error}`,
-      };
-    }
-    const evaluation = evaluateHealth(state.snapshot, config.thresholds);
+/** GET /api/v1/health's body; its status decides 200 or 503. */
+function healthBody(config: HealthMonitorConfig, state: SnapshotState) {
+  if (!state.ok) {
     return {
-      status: evaluation.healthy ? 'healthy' : 'unhealthy',
-      ...base,
-      timestamp: state.snapshot.collectedAt.toISOString(),
-      checks: evaluation.checks,
-      nodes: {
-        total: state.snapshot.nodes.length,
-        ready: state.snapshot.nodes.filter((n) => n.ready).length,
-      },
-      pods: state.snapshot.pods,
+      status: 'unhealthy',
+      ...where(config),
+      timestamp: state.at.toISOString(),
+      reason: `Kubernetes API unavailable: ${state.error}`,
     };
-  };
-
-  app.get('/', { schema: { operationId: 'root__get', summary: 'Basic service information' } }, async () => ({
-    service: SERVICE_NAME,
-    version: SERVICE_VERSION,
-    ...base,
-    description: 'Cluster health and resource utilization',
-    endpoints: {
-      health: '/api/v1/health',
-      metrics: '/api/v1/metrics',
-      status: '/api/v1/status',
-      liveness: '/healthz',
-      readiness: '/readyz',
+  }
+  const evaluation = evaluateHealth(state.snapshot, config.thresholds);
+  return {
+    status: evaluation.healthy ? 'healthy' : 'unhealthy',
+    ...where(config),
+    timestamp: state.snapshot.collectedAt.toISOString(),
+    checks: evaluation.checks,
+    nodes: {
+      total: state.snapshot.nodes.length,
+      ready: state.snapshot.nodes.filter((n) => n.ready).length,
     },
-  }));
+    pods: state.snapshot.pods,
+  };
+}
 
+function rootRoute(app: ServiceApp, { config }: HealthRoutesOptions): void {
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'root__get',
+        summary: 'Basic service information',
+        response: RESPONSES.root,
+      },
+    },
+    async () => ({
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      ...where(config),
+      description: 'Cluster health and resource utilization',
+      endpoints: {
+        health: '/api/v1/health',
+        metrics: '/api/v1/metrics',
+        status: '/api/v1/status',
+        liveness: '/healthz',
+        readiness: '/readyz',
+      },
+    }),
+  );
+}
+
+function healthRoute(app: ServiceApp, { config, cache }: HealthRoutesOptions): void {
   app.get(
     '/api/v1/health',
     {
       schema: {
         operationId: 'health_check_api_v1_health_get',
         summary: '200 when the cluster is healthy, 503 when unhealthy',
+        response: RESPONSES.health,
       },
     },
     async (_request, reply) => {
-      const body = healthBody(await cache.current());
+      const body = healthBody(config, await cache.current());
       return reply.code(body.status === 'healthy' ? 200 : 503).send(body);
     },
   );
+}
 
+function metricsRoute(app: ServiceApp, { config, cache }: HealthRoutesOptions): void {
   app.get(
     '/api/v1/metrics',
     {
       schema: {
         operationId: 'get_metrics_api_v1_metrics_get',
         summary: 'Resource utilization of the cluster and its nodes',
+        response: RESPONSES.metrics,
       },
     },
     async () => {
@@ -99,7 +116,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       if (!state.ok) throw serviceUnavailable(`Cluster metrics are unavailable: ${state.error}`);
       const evaluation = evaluateHealth(state.snapshot, config.thresholds);
       return {
-        ...base,
+        ...where(config),
         timestamp: state.snapshot.collectedAt.toISOString(),
         cluster: config.clusterName,
         utilization: evaluation.utilization,
@@ -111,17 +128,25 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       };
     },
   );
+}
 
+function statusRoute(app: ServiceApp, { config, cache }: HealthRoutesOptions): void {
   app.get(
     '/api/v1/status',
-    { schema: { operationId: 'get_status_api_v1_status_get', summary: 'Operational information' } },
+    {
+      schema: {
+        operationId: 'get_status_api_v1_status_get',
+        summary: 'Operational information',
+        response: RESPONSES.status,
+      },
+    },
     async () => {
       const state = await cache.current();
-      const health = healthBody(state);
+      const health = healthBody(config, state);
       return {
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
-        ...base,
+        ...where(config),
         health: health.status,
         kubernetes_api: state.ok ? 'ok' : 'unavailable',
         last_refresh: state.at.toISOString(),
@@ -137,4 +162,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       };
     },
   );
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
+  for (const route of [rootRoute, healthRoute, metricsRoute, statusRoute]) route(app, options);
 };

@@ -8,25 +8,15 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import { Type } from 'typebox';
+import { INFERENCE_PROXY_RESPONSES } from '../../../contracts/api/inference-proxy.js';
+import { documented } from '../../shared/openapi.js';
 
-const json = (ref: string) => ({
-  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
-});
-
+/** The proxy's own error answers (contracts/api/inference-proxy.ts), named by their shared components. */
 const PROXY_RESPONSES = {
   '200': { description: 'The model server’s response, streamed (status and headers are the model’s)' },
-  '403': { description: 'HMAC envelope verification failed', ...json('ErrorDetail') },
-  '404': {
-    description: 'Unknown endpoint, not running in this region, or path outside the allowlist',
-    ...json('ErrorDetail'),
-  },
-  '422': { description: 'Validation Error', ...json('HTTPValidationError') },
-  '502': {
-    description: 'Model server unreachable, TLS failure, or a malformed endpoint record',
-    ...json('ErrorDetail'),
-  },
-  '503': { description: 'Endpoint store unavailable', ...json('ErrorDetail') },
-  '504': { description: 'Model server sent no response headers in time', ...json('ErrorDetail') },
+  ...Object.fromEntries(
+    Object.entries(INFERENCE_PROXY_RESPONSES.proxy).map(([code, schema]) => [code, documented(code, schema)]),
+  ),
 };
 
 const SEED_PARAMS = {

@@ -1,6 +1,7 @@
 /** inference-proxy's operations: the descriptor and the proxy routes under /inference (docs/inference-proxy.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { INFERENCE_PROXY_RESPONSES as RESPONSES } from '../../../contracts/api/inference-proxy.js';
 import type { InferenceProxyConfig } from './config.js';
 import type { Forward } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
@@ -12,7 +13,8 @@ export const descriptorRoutes: FastifyPluginAsyncTypebox<{ config: InferenceProx
   app,
   { config },
 ) => {
-  app.get('/', { schema: { operationId: 'root__get', summary: 'Small service descriptor' } }, async () => ({
+  const schema = { operationId: 'root__get', summary: 'Small service descriptor', response: RESPONSES.root };
+  app.get('/', { schema }, async () => ({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
     region: config.region,
@@ -44,6 +46,8 @@ function proxyRoute(kind: 'root' | 'path', method: 'get' | 'post' | 'head') {
           : 'Proxies a request for a sub-path of the endpoint (upstream_path may contain slashes)',
       params: kind === 'root' ? RootParams : PathParams,
       querystring: OpenQuery,
+      // Only the proxy's own JSON errors: the model's answer is relayed on the hijacked reply.
+      response: RESPONSES.proxy,
     },
     // GET routes do not get Fastify's implicit HEAD: HEAD is its own operation with its own id.
     exposeHeadRoute: false,

@@ -3,8 +3,9 @@ import { Type, type Static } from 'typebox';
 import { FreeFormObject, Nullable, StringEnum } from '../../shared/schema.js';
 import { ERROR_HINT } from '../../shared/validation.js';
 
-export const JOB_STATUSES = ['pending', 'running', 'completed', 'succeeded', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+import { JOB_STATUSES } from '../../../contracts/api/manifest-processor.js';
+
+export { JOB_STATUSES, type JobStatus } from '../../../contracts/api/manifest-processor.js';
 export const JobStatusSchema = StringEnum(JOB_STATUSES, { title: 'JobStatus' });
 
 /** Label selectors of the jobs operations (syntax checked by label-selector.ts: `key=value` lists only). */

@@ -7,6 +7,12 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
+import {
+  COST_FRONT_RESPONSES as RESPONSES,
+  type CostReport,
+  type CostReportList,
+  type CostStatus,
+} from '../../../../contracts/api/cost-monitor.js';
 import { ListReportsQuery, reportRequest } from '../../../cost-monitor/src/schemas.js';
 import { HttpError } from '../../../shared/errors.js';
 import { CostMonitorError, type CostMonitorClient, type CostMonitorReply } from './client.js';
@@ -21,8 +27,11 @@ export interface CostRoutesDeps {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Turns a cost-monitor call into this route's answer body, or throws the HttpError to answer with. */
-async function forward(log: FastifyBaseLogger, call: () => Promise<CostMonitorReply>): Promise<unknown> {
+/**
+ * Turns a cost-monitor call into this route's answer body, or throws the HttpError to answer with. The
+ * body is typed as the route answers it: cost-monitor serialised it through the same response schema.
+ */
+async function forward<Body>(log: FastifyBaseLogger, call: () => Promise<CostMonitorReply>): Promise<Body> {
   let reply: CostMonitorReply;
   try {
     reply = await call();
@@ -35,7 +44,7 @@ async function forward(log: FastifyBaseLogger, call: () => Promise<CostMonitorRe
     }
     throw error;
   }
-  if (reply.status >= 200 && reply.status < 300 && isRecord(reply.body)) return reply.body;
+  if (reply.status >= 200 && reply.status < 300 && isRecord(reply.body)) return reply.body as Body;
   // The bodies are validated identically on both sides, so a 422 from cost-monitor is the caller's.
   if (reply.status === 422 && isRecord(reply.body)) throw new HttpError(422, reply.body.detail);
   const detail =
@@ -44,6 +53,7 @@ async function forward(log: FastifyBaseLogger, call: () => Promise<CostMonitorRe
   throw new HttpError(502, detail ? `cost-monitor: ${detail}` : `cost-monitor answered HTTP ${reply.status}`);
 }
 
+// The bodies are cost-monitor's, re-serialised here through the same schemas (contracts/api/cost-monitor.ts).
 export const COST_PREFIX = '/api/v1/cost';
 
 export const costRoutes: FastifyPluginAsyncTypebox<CostRoutesDeps> = async (app, deps) => {
@@ -57,9 +67,11 @@ export const costRoutes: FastifyPluginAsyncTypebox<CostRoutesDeps> = async (app,
         operationId: 'list_cost_reports_api_v1_cost_reports_get',
         summary: 'Most recent cost report objects of this region (scheduled, or ad-hoc with adhoc=true)',
         querystring: ListReportsQuery,
+        response: RESPONSES.listReports,
       },
     },
-    async (request) => forward(request.log, () => client.listReports(request.query, request.id)),
+    async (request) =>
+      forward<CostReportList>(request.log, () => client.listReports(request.query, request.id)),
   );
 
   app.post(
@@ -69,9 +81,11 @@ export const costRoutes: FastifyPluginAsyncTypebox<CostRoutesDeps> = async (app,
         operationId: 'generate_cost_report_api_v1_cost_reports_post',
         summary: 'Generate an ad-hoc cost report of the trailing window',
         body: CostReportRequest,
+        response: RESPONSES.generateReport,
       },
     },
-    async (request) => forward(request.log, () => client.generateReport(request.body, request.id)),
+    async (request) =>
+      forward<CostReport>(request.log, () => client.generateReport(request.body, request.id)),
   );
 
   app.get(
@@ -80,8 +94,9 @@ export const costRoutes: FastifyPluginAsyncTypebox<CostRoutesDeps> = async (app,
       schema: {
         operationId: 'get_cost_status_api_v1_cost_status_get',
         summary: 'Cost monitoring status of the region, including cost-data source health',
+        response: RESPONSES.status,
       },
     },
-    async (request) => forward(request.log, () => client.status(request.id)),
+    async (request) => forward<CostStatus>(request.log, () => client.status(request.id)),
   );
 };

@@ -4,7 +4,9 @@
  * every allowed namespace, or the one they are given.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MANIFEST_PROCESSOR_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor.js';
 import { HttpError, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
 import { assertNamespaceAllowed, namespaceGuard, type ProcessorContext } from '../context.js';
 import { kubernetesJobView } from '../job-view.js';
 import { equalitySelector } from '../label-selector.js';
@@ -24,14 +26,14 @@ export const JOBS_PREFIX = '/api/v1/jobs';
 const selectorOf = (selector: string | null | undefined, part: 'query' | 'body') =>
   selector ? equalitySelector(selector, [part, 'label_selector']) : null;
 
-export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
-  /** A namespace filter must be allowed; without one, every allowed namespace is searched. */
-  const namespacesFor = (namespace: string | null | undefined): string[] => {
-    if (!namespace) return ctx.policy.config.allowedNamespaces;
-    assertNamespaceAllowed(ctx.policy, namespace);
-    return [namespace];
-  };
+/** A namespace filter must be allowed; without one, every allowed namespace is searched. */
+function namespacesFor(ctx: ProcessorContext, namespace: string | null | undefined): string[] {
+  if (!namespace) return ctx.policy.config.allowedNamespaces;
+  assertNamespaceAllowed(ctx.policy, namespace);
+  return [namespace];
+}
 
+function listJobsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '',
     {
@@ -39,18 +41,21 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
         operationId: 'list_jobs_api_v1_jobs_get',
         summary: 'List jobs: filters, sort (field:asc|desc), limit/offset, total and has_more',
         querystring: ListJobsQuery,
+        response: RESPONSES.listJobs,
       },
     },
     async (request) => {
       const q = request.query;
       const labelSelector = selectorOf(q.label_selector, 'query');
       return ctx.jobs.list(
-        { namespaces: namespacesFor(q.namespace), status: q.status ?? null, labelSelector },
+        { namespaces: namespacesFor(ctx, q.namespace), status: q.status ?? null, labelSelector },
         { sort: q.sort, limit: q.limit, offset: q.offset },
       );
     },
   );
+}
 
+function bulkDeleteRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.delete(
     '',
     {
@@ -58,6 +63,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
         operationId: 'bulk_delete_jobs_api_v1_jobs_delete',
         summary: 'Delete the jobs matching every given filter (dry_run reports them and deletes nothing)',
         body: BulkDeleteRequest,
+        response: RESPONSES.bulkDelete,
       },
     },
     async (request) => {
@@ -76,7 +82,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
       }
       const result = await ctx.jobs.bulkDelete(
         {
-          namespaces: namespacesFor(b.namespace),
+          namespaces: namespacesFor(ctx, b.namespace),
           status: b.status ?? null,
           labelSelector,
           olderThanDays: b.older_than_days ?? null,
@@ -90,14 +96,15 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app
       return result;
     },
   );
+}
 
+export const jobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
+  listJobsRoute(app, ctx);
+  bulkDeleteRoute(app, ctx);
   await app.register(oneJobRoutes, { ...ctx, prefix: '/:namespace/:name' });
 };
 
-/** The operations on one job: its scope's preHandler checks the namespace once for all of them. */
-const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
-  app.addHook('preHandler', namespaceGuard(ctx.policy));
-
+function jobRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '',
     {
@@ -105,11 +112,14 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         operationId: 'get_job_api_v1_jobs__namespace___name__get',
         summary: 'Job details including where pods were scheduled',
         params: JobPath,
+        response: RESPONSES.job,
       },
     },
     async (request) => ctx.jobs.details(request.params.namespace, request.params.name),
   );
+}
 
+function deleteJobRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.delete(
     '',
     {
@@ -118,6 +128,7 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         summary: 'Delete a job (background propagation); expected_uid is an orchestrator UID precondition',
         params: JobPath,
         querystring: DeleteJobQuery,
+        response: RESPONSES.deleteJob,
       },
     },
     async (request) => {
@@ -127,7 +138,9 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
       return result;
     },
   );
+}
 
+function jobEventsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/events',
     {
@@ -135,11 +148,14 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         operationId: 'get_job_events_api_v1_jobs__namespace___name__events_get',
         summary: 'Events of the job and its pods',
         params: JobPath,
+        response: RESPONSES.jobEvents,
       },
     },
     async (request) => ctx.jobs.events(request.params.namespace, request.params.name),
   );
+}
 
+function jobLogsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/logs',
     {
@@ -148,6 +164,7 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         summary: "Logs of the job's started pods (404 without pods, 409 while all are pending)",
         params: JobPath,
         querystring: JobLogsQuery,
+        response: RESPONSES.jobLogs,
       },
     },
     async (request) => {
@@ -161,7 +178,9 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
       });
     },
   );
+}
 
+function jobMetricsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/metrics',
     {
@@ -169,11 +188,14 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         operationId: 'get_job_metrics_api_v1_jobs__namespace___name__metrics_get',
         summary: "Resource usage of the job's pods",
         params: JobPath,
+        response: RESPONSES.jobMetrics,
       },
     },
     async (request) => ctx.jobs.jobMetrics(request.params.namespace, request.params.name),
   );
+}
 
+function jobPodsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/pods',
     {
@@ -181,6 +203,7 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         operationId: 'get_job_pods_api_v1_jobs__namespace___name__pods_get',
         summary: 'Pods of the job with the hardware each landed on',
         params: JobPath,
+        response: RESPONSES.jobPods,
       },
     },
     async (request) => {
@@ -189,7 +212,9 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
       return { job: name, namespace, count: pods.length, pods };
     },
   );
+}
 
+function podLogsRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/pods/:pod_name/logs',
     {
@@ -198,6 +223,7 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         summary: 'Logs of one pod of the job',
         params: PodPath,
         querystring: PodLogsQuery,
+        response: RESPONSES.podLogs,
       },
     },
     async (request) => {
@@ -210,7 +236,9 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
       });
     },
   );
+}
 
+function retryJobRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.post(
     '/retry',
     {
@@ -218,6 +246,7 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
         operationId: 'retry_job_api_v1_jobs__namespace___name__retry_post',
         summary: 'Create a new job from the spec of a failed job',
         params: JobPath,
+        response: RESPONSES.retryJob,
       },
     },
     async (request) => {
@@ -239,4 +268,21 @@ const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ct
       };
     },
   );
+}
+
+/** The operations on one job: its scope's preHandler checks the namespace once for all of them. */
+const oneJobRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
+  app.addHook('preHandler', namespaceGuard(ctx.policy));
+  for (const route of [
+    jobRoute,
+    deleteJobRoute,
+    jobEventsRoute,
+    jobLogsRoute,
+    jobMetricsRoute,
+    jobPodsRoute,
+    podLogsRoute,
+    retryJobRoute,
+  ]) {
+    route(app, ctx);
+  }
 };

@@ -4,6 +4,7 @@
  * namespaces; its handlers then check the kind.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MANIFEST_PROCESSOR_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor.js';
 import { assertKindAllowed, namespaceGuard, type ProcessorContext } from '../context.js';
 import type { ResourceRef } from '../resources.js';
 import { JobPath, ManifestSubmissionAPIRequest, ResourceQuery } from '../schemas.js';
@@ -18,6 +19,7 @@ export const manifestRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async
         operationId: 'submit_manifests_api_v1_manifests_post',
         summary: 'Validate and apply manifests (200 when every resource applied, 400 when any failed)',
         body: ManifestSubmissionAPIRequest,
+        response: RESPONSES.submitManifests,
       },
     },
     async (request, reply) => {
@@ -44,6 +46,7 @@ export const manifestRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async
         operationId: 'validate_manifests_api_v1_manifests_validate_post',
         summary: 'Validate manifests (policy + server-side dry run) without applying; 200 with `valid`',
         body: ManifestSubmissionAPIRequest,
+        response: RESPONSES.validateManifests,
       },
     },
     async (request) => {
@@ -65,20 +68,22 @@ const appliedResourceRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async
       method: 'GET',
       operationId: 'get_resource_status_api_v1_manifests__namespace___name__get',
       summary: 'Status of an applied resource',
+      response: RESPONSES.resourceStatus,
       run: (ref: ResourceRef) => ctx.resources.status(ref),
     },
     {
       method: 'DELETE',
       operationId: 'delete_resource_api_v1_manifests__namespace___name__delete',
       summary: 'Delete an applied resource (background propagation)',
+      response: RESPONSES.deleteResource,
       run: (ref: ResourceRef) => ctx.resources.delete(ref),
     },
   ] as const;
-  for (const { method, operationId, summary, run } of operations) {
+  for (const { method, operationId, summary, response, run } of operations) {
     app.route({
       method,
       url: '',
-      schema: { operationId, summary, params: JobPath, querystring: ResourceQuery },
+      schema: { operationId, summary, params: JobPath, querystring: ResourceQuery, response },
       handler: async (request) => {
         const { api_version, kind } = request.query;
         assertKindAllowed(ctx.policy, api_version, kind);

@@ -1,6 +1,8 @@
 /** The /api/v1/queue/* operations of manifest-processor (docs/queue.md, "Operations"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { QUEUE_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor-central.js';
 import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -62,10 +64,12 @@ export async function cancelQueuedJob(
 
 export const QUEUE_PREFIX = '/api/v1/queue';
 
-export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app, deps) => {
-  const now = deps.now ?? Date.now;
-  const retentionDays = deps.retentionDays ?? QUEUE_DEFAULTS.retentionDays;
+const clock = (deps: QueueRouteDeps) => deps.now ?? Date.now;
 
+/** jobView with its manifest, typed as always present (the response schema requires it). */
+const fullView = (job: QueuedJob) => ({ ...jobView(job, { manifest: false }), manifest: job.manifest });
+
+function submitRoute(app: ServiceApp, deps: QueueRouteDeps): void {
   app.post(
     '/jobs',
     {
@@ -75,6 +79,7 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
           'Queue one validated batch/v1 Job exactly once (Idempotency-Key: same key and body replay the job, another body is 409)',
         headers: SubmitHeaders,
         body: QueuedJobRequest,
+        response: RESPONSES.submit,
       },
     },
     async (request, reply) => {
@@ -88,14 +93,28 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         },
         request.body,
         key,
-        now(),
+        clock(deps)(),
       );
       request.log.info({ job_id: job.job_id, replay, target_region: job.target_region }, 'job queued');
       if (key !== undefined) reply.header(REPLAY_HEADER, String(replay));
-      return reply.code(200).send({ ...jobView(job), idempotent_replay: replay });
+      return reply.code(200).send({ ...fullView(job), idempotent_replay: replay });
     },
   );
+}
 
+/** A well-formed cursor can still point outside the index (DynamoDB says so): still the caller's. */
+function invalidCursor(cursor: string | undefined): RequestValidationError {
+  return new RequestValidationError([
+    {
+      loc: ['query', 'cursor'],
+      msg: 'Value error, invalid cursor: not a position of this listing',
+      type: 'value_error',
+      input: cursor,
+    },
+  ]);
+}
+
+function listRoute(app: ServiceApp, deps: QueueRouteDeps): void {
   app.get(
     '/jobs',
     {
@@ -103,6 +122,7 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         operationId: 'list_queued_jobs_api_v1_queue_jobs_get',
         summary: 'Queued jobs, newest first; pass next_cursor back as cursor for the next page',
         querystring: ListQueuedJobsQuery,
+        response: RESPONSES.list,
       },
     },
     async (request) => {
@@ -118,16 +138,8 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
           startKey,
         });
       } catch (error) {
-        // A well-formed cursor can still point outside the index (DynamoDB says so): still the caller's.
         if (startKey && error instanceof Error && error.name === 'ValidationException') {
-          throw new RequestValidationError([
-            {
-              loc: ['query', 'cursor'],
-              msg: 'Value error, invalid cursor: not a position of this listing',
-              type: 'value_error',
-              input: q.cursor,
-            },
-          ]);
+          throw invalidCursor(q.cursor);
         }
         throw error;
       }
@@ -139,7 +151,9 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
       };
     },
   );
+}
 
+function getRoute(app: ServiceApp, deps: QueueRouteDeps): void {
   app.get(
     '/jobs/:job_id',
     {
@@ -147,15 +161,19 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         operationId: 'get_queued_job_api_v1_queue_jobs__job_id__get',
         summary: 'One queued job with its manifest, state, lease, waiting reason and Kubernetes Job',
         params: JobIdPath,
+        response: RESPONSES.get,
       },
     },
     async (request) => {
       const job = await deps.store.getJob(request.params.job_id);
       if (!job) throw notFound(`Queued job ${request.params.job_id} not found`);
-      return jobView(job);
+      return fullView(job);
     },
   );
+}
 
+function cancelRoute(app: ServiceApp, deps: QueueRouteDeps): void {
+  const retentionDays = deps.retentionDays ?? QUEUE_DEFAULTS.retentionDays;
   app.delete(
     '/jobs/:job_id',
     {
@@ -164,6 +182,7 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         summary: 'Cancel a job while it is unclaimed in the queue (409 once a worker claimed it)',
         params: JobIdPath,
         querystring: CancelQuery,
+        response: RESPONSES.cancel,
       },
     },
     async (request) => {
@@ -171,13 +190,15 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         deps.store,
         request.params.job_id,
         request.query.reason,
-        now(),
+        clock(deps)(),
         retentionDays,
       );
-      return jobView(job);
+      return fullView(job);
     },
   );
+}
 
+function pollRoute(app: ServiceApp, deps: QueueRouteDeps): void {
   app.post(
     '/poll',
     {
@@ -185,6 +206,7 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
         operationId: 'poll_and_process_jobs_api_v1_queue_poll_post',
         summary: "Run one queue-worker pass for this processor's region now",
         querystring: PollQuery,
+        response: RESPONSES.poll,
       },
     },
     async (request) => {
@@ -200,15 +222,27 @@ export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app
       return result;
     },
   );
+}
 
+function statsRoute(app: ServiceApp, deps: QueueRouteDeps): void {
   app.get(
     '/stats',
     {
       schema: {
         operationId: 'get_queue_stats_api_v1_queue_stats_get',
         summary: 'Queued job counts by region and status',
+        response: RESPONSES.stats,
       },
     },
-    async () => ({ ...(await deps.store.stats()), generated_at: new Date(now()).toISOString() }),
+    async () => ({
+      ...(await deps.store.stats()),
+      generated_at: new Date(clock(deps)()).toISOString(),
+    }),
   );
+}
+
+export const queueRoutes: FastifyPluginAsyncTypebox<QueueRouteDeps> = async (app, deps) => {
+  for (const route of [submitRoute, listRoute, getRoute, cancelRoute, pollRoute, statsRoute]) {
+    route(app, deps);
+  }
 };

@@ -1,5 +1,7 @@
 /** What manifest-processor says about itself: GET /, /api/v1/health, /api/v1/status, /api/v1/policy. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MANIFEST_PROCESSOR_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor.js';
+import type { ServiceApp } from '../../../shared/service.js';
 import type { CentralTableFeatures } from '../central-table-features.js';
 import type { ProcessorContext } from '../context.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../identity.js';
@@ -29,16 +31,23 @@ async function centralStatus(central: CentralTableFeatures) {
   };
 }
 
-export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
-  const base = () => ({ cluster: ctx.config.clusterName, region: ctx.config.region });
+/** The cluster and region every answer names. */
+const where = (ctx: ProcessorContext) => ({ cluster: ctx.config.clusterName, region: ctx.config.region });
 
+function rootRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/',
-    { schema: { operationId: 'root__get', summary: 'Service information and API overview' } },
+    {
+      schema: {
+        operationId: 'root__get',
+        summary: 'Service information and API overview',
+        response: RESPONSES.root,
+      },
+    },
     async () => ({
       service: SERVICE_NAME,
       version: SERVICE_VERSION,
-      ...base(),
+      ...where(ctx),
       description: 'Submits, validates and deletes cluster manifests; manages jobs',
       endpoints: {
         manifests: '/api/v1/manifests',
@@ -51,13 +60,16 @@ export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = as
       },
     }),
   );
+}
 
+function healthRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/api/v1/health',
     {
       schema: {
         operationId: 'health_check_api_v1_health_get',
         summary: '200 when the orchestrator API answers, 503 otherwise',
+        response: RESPONSES.health,
       },
     },
     async (_request, reply) => {
@@ -65,19 +77,22 @@ export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = as
       return reply.code(ok ? 200 : 503).send({
         status: ok ? 'healthy' : 'unhealthy',
         service: SERVICE_NAME,
-        ...base(),
+        ...where(ctx),
         kubernetes_api: ok ? 'ok' : 'unavailable',
         timestamp: new Date().toISOString(),
       });
     },
   );
+}
 
+function statusRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/api/v1/status',
     {
       schema: {
         operationId: 'get_service_status_api_v1_status_get',
         summary: 'Detailed service information',
+        response: RESPONSES.status,
       },
     },
     async () => {
@@ -85,7 +100,7 @@ export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = as
       return {
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
-        ...base(),
+        ...where(ctx),
         kubernetes_api: (await ctx.jobs.reachable()) ? 'ok' : 'unavailable',
         allowed_namespaces: policy.allowedNamespaces,
         default_job_namespace: ctx.config.defaultJobNamespace,
@@ -101,15 +116,22 @@ export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = as
       };
     },
   );
+}
 
+function policyRoute(app: ServiceApp, ctx: ProcessorContext): void {
   app.get(
     '/api/v1/policy',
     {
       schema: {
         operationId: 'get_job_validation_policy_api_v1_policy_get',
         summary: 'The validation policy this processor enforces',
+        response: RESPONSES.policy,
       },
     },
     async () => buildPolicyReport(ctx.policy, ctx.kubeConfig),
   );
+}
+
+export const serviceInfoRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async (app, ctx) => {
+  for (const route of [rootRoute, healthRoute, statusRoute, policyRoute]) route(app, ctx);
 };

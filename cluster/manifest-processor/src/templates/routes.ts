@@ -4,7 +4,9 @@
  * the front-door policy and the orchestrator's server-side dry run (ManifestApplier), then a real apply.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { TEMPLATE_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor-central.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
 import type { ManifestApplier } from '../apply.js';
 import { kubernetesJobView } from '../job-view.js';
 import type { JobsService } from '../jobs/service.js';
@@ -152,18 +154,25 @@ function finalise(
 /** Templates live under /api/v1/templates; jobs are made from them under /api/v1/jobs/from-template. */
 export const TEMPLATES_PREFIX = '/api/v1';
 
-export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = async (app, deps) => {
-  const maxDepth = deps.policy.config.maxDepth;
-
+function listRoute(app: ServiceApp, deps: TemplateRouteDeps): void {
   app.get(
     '/templates',
-    { schema: { operationId: 'list_templates_api_v1_templates_get', summary: 'All job templates' } },
+    {
+      schema: {
+        operationId: 'list_templates_api_v1_templates_get',
+        summary: 'All job templates',
+        response: RESPONSES.list,
+      },
+    },
     async () => {
       const templates = (await deps.templates.list()).map(templateView);
       return { templates, count: templates.length };
     },
   );
+}
 
+function createRoute(app: ServiceApp, deps: TemplateRouteDeps): void {
+  const maxDepth = deps.policy.config.maxDepth;
   app.post(
     '/templates',
     {
@@ -171,6 +180,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
         operationId: 'create_template_api_v1_templates_post',
         summary: 'Create a job template (409 when the name is taken)',
         body: JobTemplateRequest,
+        response: RESPONSES.create,
       },
     },
     async (request) => {
@@ -190,7 +200,9 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       return templateView(created);
     },
   );
+}
 
+function getRoute(app: ServiceApp, deps: TemplateRouteDeps): void {
   app.get(
     '/templates/:name',
     {
@@ -198,6 +210,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
         operationId: 'get_template_api_v1_templates__name__get',
         summary: 'One job template',
         params: TemplatePath,
+        response: RESPONSES.get,
       },
     },
     async (request) => {
@@ -206,7 +219,9 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       return templateView(template);
     },
   );
+}
 
+function deleteRoute(app: ServiceApp, deps: TemplateRouteDeps): void {
   app.delete(
     '/templates/:name',
     {
@@ -214,6 +229,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
         operationId: 'delete_template_api_v1_templates__name__delete',
         summary: 'Delete a job template (jobs already created from it are untouched)',
         params: TemplatePath,
+        response: RESPONSES.delete,
       },
     },
     async (request) => {
@@ -223,7 +239,50 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       return { deleted: true, name };
     },
   );
+}
 
+/**
+ * The manifest a job from a template is created with: the request's parameters checked, the template
+ * rendered with them, then named by the request. Throws the 422 of any problem.
+ */
+function renderJob(
+  template: StoredTemplate,
+  templateName: string,
+  request: { name: string; namespace: string; parameters?: Record<string, unknown> | null },
+  maxDepth: number,
+): Record<string, unknown> {
+  const { name, namespace, parameters } = request;
+  const early = [
+    ...conflictItems(parameters, { name, namespace }),
+    ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
+  ];
+  if (early.length > 0) throw new RequestValidationError(early);
+  const values = parameterValues(template.parameters, parameters, { name, namespace });
+  const rendered = renderTemplate(template.manifest, values);
+  if (rendered.problems.length > 0) {
+    throw new RequestValidationError(rendered.problems.map(problemItem));
+  }
+  return finalise(rendered.manifest, { name, namespace, template: templateName });
+}
+
+/**
+ * Server-side apply would quietly update a job of the same name; creating means it must not exist.
+ * Only asked for allowed namespaces, so the answer never reveals what other namespaces hold.
+ */
+async function refuseExistingJob(deps: TemplateRouteDeps, namespace: string, name: string): Promise<void> {
+  if (!deps.policy.config.allowedNamespaces.includes(namespace)) return;
+  const exists = await deps.jobs.read(namespace, name).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof HttpError && error.statusCode === 404) return false;
+      throw error;
+    },
+  );
+  if (exists) throw new HttpError(409, `Job ${namespace}/${name} already exists`);
+}
+
+function createJobRoute(app: ServiceApp, deps: TemplateRouteDeps): void {
+  const maxDepth = deps.policy.config.maxDepth;
   app.post(
     '/jobs/from-template/:name',
     {
@@ -233,38 +292,16 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
           'Create a job from a template with parameter substitution (200 created; 400 with the per-resource report when policy or cluster rejects it)',
         params: TemplatePath,
         body: JobFromTemplateRequest,
+        response: RESPONSES.createJob,
       },
     },
     async (request, reply) => {
       const templateName = request.params.name;
-      const { name, namespace, parameters } = request.body;
+      const { name, namespace } = request.body;
       const template = await deps.templates.get(templateName);
       if (!template) throw new HttpError(404, `Template ${templateName} not found`);
-
-      const early = [
-        ...conflictItems(parameters, { name, namespace }),
-        ...depthItems(parameters ?? null, maxDepth, ['body', 'parameters']),
-      ];
-      if (early.length > 0) throw new RequestValidationError(early);
-      const values = parameterValues(template.parameters, parameters, { name, namespace });
-      const rendered = renderTemplate(template.manifest, values);
-      if (rendered.problems.length > 0) {
-        throw new RequestValidationError(rendered.problems.map(problemItem));
-      }
-      const manifest = finalise(rendered.manifest, { name, namespace, template: templateName });
-
-      // Server-side apply would quietly update a job of the same name; creating means it must not exist.
-      // Only asked for allowed namespaces, so the answer never reveals what other namespaces hold.
-      if (deps.policy.config.allowedNamespaces.includes(namespace)) {
-        const exists = await deps.jobs.read(namespace, name).then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof HttpError && error.statusCode === 404) return false;
-            throw error;
-          },
-        );
-        if (exists) throw new HttpError(409, `Job ${namespace}/${name} already exists`);
-      }
+      const manifest = renderJob(template, templateName, request.body, maxDepth);
+      await refuseExistingJob(deps, namespace, name);
 
       const report = await deps.applier.apply([manifest], { namespace, dryRun: false, validate: true });
       const outcome = report.resources[0]?.status;
@@ -281,4 +318,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = asyn
       return { ...report, template: templateName, job: kubernetesJobView(job) };
     },
   );
+}
+
+export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRouteDeps> = async (app, deps) => {
+  for (const route of [listRoute, createRoute, getRoute, deleteRoute, createJobRoute]) route(app, deps);
 };

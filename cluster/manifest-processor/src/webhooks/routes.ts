@@ -1,6 +1,8 @@
 /** GET|POST /api/v1/webhooks and DELETE /api/v1/webhooks/{webhook_id}. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WEBHOOK_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor-central.js';
 import { HttpError, RequestValidationError } from '../../../shared/errors.js';
+import type { ServiceApp } from '../../../shared/service.js';
 import { ListWebhooksQuery, WebhookPath, WebhookRequest } from './schemas.js';
 import { vetWebhookTarget, type Lookup } from './ssrf.js';
 import { webhookView, type WebhookStore } from './store.js';
@@ -20,7 +22,7 @@ function storeError(error: unknown): HttpError {
 
 export const WEBHOOKS_PREFIX = '/api/v1/webhooks';
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, deps) => {
+function listRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
   app.get(
     '',
     {
@@ -28,6 +30,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'list_webhooks_api_v1_webhooks_get',
         summary: 'Registered webhooks (secrets are never returned: see has_secret)',
         querystring: ListWebhooksQuery,
+        response: RESPONSES.list,
       },
     },
     async (request) => {
@@ -37,7 +40,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       return { webhooks: webhooks.map(webhookView), count: webhooks.length };
     },
   );
+}
 
+/** Checked again before every delivery: DNS may change after registration. */
+async function vetTarget(deps: WebhookRouteDeps, url: string): Promise<void> {
+  try {
+    await vetWebhookTarget(url, {
+      allowPrivateTargets: deps.allowPrivateTargets,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+    });
+  } catch (error) {
+    throw new RequestValidationError([
+      {
+        loc: ['body', 'url'],
+        msg: `Value error, webhook target refused: ${error instanceof Error ? error.message : String(error)}; use an https:// URL whose host resolves only to public addresses (docs/webhooks.md)`,
+        type: 'value_error',
+        input: url,
+      },
+    ]);
+  }
+}
+
+function createRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
   app.post(
     '',
     {
@@ -45,26 +69,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'create_webhook_api_v1_webhooks_post',
         summary: 'Register a webhook for job events',
         body: WebhookRequest,
+        response: RESPONSES.create,
       },
     },
     async (request) => {
       const { url, events, namespace, secret } = request.body;
-      try {
-        // Checked again before every delivery: DNS may change after registration.
-        await vetWebhookTarget(url, {
-          allowPrivateTargets: deps.allowPrivateTargets,
-          ...(deps.lookup ? { lookup: deps.lookup } : {}),
-        });
-      } catch (error) {
-        throw new RequestValidationError([
-          {
-            loc: ['body', 'url'],
-            msg: `Value error, webhook target refused: ${error instanceof Error ? error.message : String(error)}; use an https:// URL whose host resolves only to public addresses (docs/webhooks.md)`,
-            type: 'value_error',
-            input: url,
-          },
-        ]);
-      }
+      await vetTarget(deps, url);
       const webhook = await deps.webhooks
         .create({ url, events, namespace: namespace ?? null, secret: secret ?? null })
         .catch((error: unknown) => {
@@ -89,7 +99,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       return { ...webhookView(webhook), ...(warnings.length > 0 ? { warnings } : {}) };
     },
   );
+}
 
+function deleteRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
   app.delete(
     '/:webhook_id',
     {
@@ -97,6 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'delete_webhook_api_v1_webhooks__webhook_id__delete',
         summary: 'Delete a webhook (its undelivered deliveries are cancelled)',
         params: WebhookPath,
+        response: RESPONSES.delete,
       },
     },
     async (request) => {
@@ -109,4 +122,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       return { deleted: true, webhook_id };
     },
   );
+}
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, deps) => {
+  for (const route of [listRoute, createRoute, deleteRoute]) route(app, deps);
 };

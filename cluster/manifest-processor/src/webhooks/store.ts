@@ -22,8 +22,9 @@ import {
   type StoredItem,
 } from '../../../shared/dynamo.js';
 
-export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'job.started'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../../../contracts/api/manifest-processor-central.js';
+
+export { WEBHOOK_EVENTS, type WebhookEvent } from '../../../../contracts/api/manifest-processor-central.js';
 
 const PENDING = 'pending';
 const PENDING_INDEX = 'pending-index';
