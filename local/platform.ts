@@ -22,12 +22,8 @@ import { startLocalDynamo } from './dynamodb.js';
 import { seedEdgeResources, startLocalEdge } from './edge.js';
 import { registerInferenceEndpoint } from './inference-endpoint.js';
 import type { KubeletTiming } from './kube-api-simulator/index.js';
-import {
-  MODEL_HEALTH_PATH,
-  MODEL_SERVING_PATHS,
-  startModelServer,
-  type ModelServerOptions,
-} from './model-server.js';
+import type { ModelServerOptions } from './model-server.js';
+import { MODEL_HEALTH_PATH, MODEL_SERVING_PATHS, startModelServer } from './model-server.js';
 import { LOCAL_HOST, startLocalRegion, type LocalRegion } from './region.js';
 import { createLocalCa } from './tls.js';
 

@@ -339,17 +339,9 @@ export class ResourceRegistry {
   }
 
   /** Builds a custom (CRD-backed) type with the defaults of a stored resource. */
-  static custom(spec: {
-    group: string;
-    versions: string[];
-    plural: string;
-    singular: string;
-    kind: string;
-    namespaced: boolean;
-    shortNames: string[];
-    categories: string[];
-    subresources: string[];
-  }): ResourceType {
+  static custom(
+    spec: Omit<ResourceType, 'verbs' | 'nameRule' | 'maxNameLength' | 'fieldSelectors' | 'virtual'>,
+  ): ResourceType {
     return { ...rt(spec.group, spec.versions[0] ?? 'v1', { plural: spec.plural, kind: spec.kind }), ...spec };
   }
 }

@@ -131,6 +131,19 @@ function functionAlarms(id: string, fn: RegExp, streaming = false): ExpectedAlar
   ];
 }
 
+/** The three alarms of every API: 5xx and 4xx rates, and p99 latency measured by `latency`. */
+function apiAlarms(
+  id: string,
+  api: (name: string) => ExpectedMetric,
+  latency: ExpectedAlarm['metric'],
+): ExpectedAlarm[] {
+  return [
+    { id: `${id}-5xx-rate`, policy: 'apiServerErrorRate', threshold: 0.05, metric: api('5XXError') },
+    { id: `${id}-4xx-rate`, policy: 'apiClientErrorRate', threshold: 0.25, metric: api('4XXError') },
+    { id: `${id}-p99-latency`, policy: 'apiLatencyP99', threshold: BUFFERED_LATENCY_MS, metric: latency },
+  ];
+}
+
 const CONTROL_PLANE = '/api/v1/{proxy+}';
 
 function expectedGlobal(): ExpectedAlarm[] {
@@ -145,14 +158,7 @@ function expectedGlobal(): ExpectedAlarm[] {
   ];
   const central = Object.values(TABLES).filter((t) => t.scope === 'central');
   return [
-    { id: 'global-api-5xx-rate', policy: 'apiServerErrorRate', threshold: 0.05, metric: api('5XXError') },
-    { id: 'global-api-4xx-rate', policy: 'apiClientErrorRate', threshold: 0.25, metric: api('4XXError') },
-    {
-      id: 'global-api-p99-latency',
-      policy: 'apiLatencyP99',
-      threshold: BUFFERED_LATENCY_MS,
-      metric: maxOf(buffered.map((route) => api('Latency', route))),
-    },
+    ...apiAlarms('global-api', api, maxOf(buffered.map((route) => api('Latency', route)))),
     ...functionAlarms('aggregator', /^Ref:Aggregator[0-9A-F]{8}$/),
     ...functionAlarms('control-plane-proxy', /^Ref:ControlPlaneProxy[0-9A-F]{8}$/),
     ...functionAlarms('inference-stream-proxy', /^Ref:InferenceProxy[0-9A-F]{8}$/, true),
@@ -206,18 +212,15 @@ function expectedRegional(): ExpectedAlarm[] {
     ['inference-proxy', 'InferenceProxy'],
   ];
   return [
-    { id: 'regional-api-5xx-rate', policy: 'apiServerErrorRate', threshold: 0.05, metric: api('5XXError') },
-    { id: 'regional-api-4xx-rate', policy: 'apiClientErrorRate', threshold: 0.25, metric: api('4XXError') },
-    {
-      id: 'regional-api-p99-latency',
-      policy: 'apiLatencyP99',
-      threshold: BUFFERED_LATENCY_MS,
-      metric: maxOf(
+    ...apiAlarms(
+      'regional-api',
+      api,
+      maxOf(
         ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((m) =>
           api('Latency', [m, CONTROL_PLANE]),
         ),
       ),
-    },
+    ),
     ...functionAlarms('control-plane-proxy', /^Ref:ProxiesControlPlaneProxy[0-9A-F]{8}$/),
     ...functionAlarms('inference-stream-proxy', /^Ref:ProxiesInferenceStreamProxy[0-9A-F]{8}$/, true),
     { id: 'alb-elb-5xx', policy: 'albElb5xx', threshold: 10, metric: alb('HTTPCode_ELB_5XX_Count') },
@@ -307,15 +310,8 @@ function expectedAnalytics(): ExpectedAlarm[] {
   });
   const events = (name: string): ExpectedMetric => ({ namespace: 'GCO/Analytics/gco', name, dimensions: {} });
   return [
-    { id: 'analytics-api-5xx-rate', policy: 'apiServerErrorRate', threshold: 0.05, metric: api('5XXError') },
-    { id: 'analytics-api-4xx-rate', policy: 'apiClientErrorRate', threshold: 0.25, metric: api('4XXError') },
     // Every Lambda route is buffered: the stage's own p99.
-    {
-      id: 'analytics-api-p99-latency',
-      policy: 'apiLatencyP99',
-      threshold: BUFFERED_LATENCY_MS,
-      metric: api('Latency'),
-    },
+    ...apiAlarms('analytics-api', api, api('Latency')),
     ...functionAlarms('admin', /^Ref:AdminFunction[0-9A-F]{8}$/),
     ...functionAlarms('authorizer', /^Ref:AuthorizerFunction[0-9A-F]{8}$/),
     ...functionAlarms('events', /^Ref:EventsFunction[0-9A-F]{8}$/),

@@ -16,6 +16,8 @@ import {
 } from '@kubernetes/client-node';
 
 import type { KubeApiSimulator, KubeObject } from '../../local/kube-api-simulator/index.js';
+import { at } from '../support/json.js';
+import { waitUntil } from '../support/wait-for.js';
 import {
   CPU_NODE,
   GPU_NODE,
@@ -44,33 +46,6 @@ afterAll(async () => {
 });
 
 // ---- helpers ----
-
-async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (v: T) => boolean,
-  what: string,
-  timeoutMs = 8000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** Reads `a.b.0.c` from a loosely typed JSON value (objects and arrays). */
-function at(v: unknown, path: string): unknown {
-  let cur = v;
-  for (const part of path.split('.')) {
-    if (Array.isArray(cur)) cur = cur[Number(part)];
-    else if (typeof cur === 'object' && cur !== null)
-      cur = (cur as Record<string, unknown>)[part]; // indexing plain JSON
-    else return undefined;
-  }
-  return cur;
-}
 
 /** The `name` of every element of the array at `path`. */
 function namesAt(v: unknown, path: string): unknown[] {
@@ -288,7 +263,7 @@ describe('jobs', () => {
     expect(job.spec?.selector?.matchLabels).toEqual({ 'batch.kubernetes.io/controller-uid': uid });
 
     const phases: string[] = [];
-    const pods = await waitFor(
+    const pods = await waitUntil(
       async () => {
         const items = await jobPods('ok-job');
         const phase = items[0]?.status?.phase;
@@ -319,7 +294,7 @@ describe('jobs', () => {
       reason: 'Completed',
     });
 
-    const done = await waitFor(
+    const done = await waitUntil(
       () => batch.readNamespacedJobStatus({ name: 'ok-job', namespace: NS }),
       (j) => condition(j, 'Complete')?.status === 'True',
       'job Complete',
@@ -372,7 +347,7 @@ describe('jobs', () => {
       namespace: NS,
       body: jobSpec('bad-job', { command: 'echo boom >&2; exit 3', backoffLimit: 1 }),
     });
-    const failed = await waitFor(
+    const failed = await waitUntil(
       () => batch.readNamespacedJob({ name: 'bad-job', namespace: NS }),
       (j) => condition(j, 'Failed')?.status === 'True',
       'job Failed',
@@ -406,7 +381,7 @@ describe('jobs', () => {
     const podSpec = body.spec?.template.spec;
     if (podSpec) podSpec.restartPolicy = 'OnFailure';
     await batch.createNamespacedJob({ namespace: NS, body });
-    const [restarted] = await waitFor(
+    const [restarted] = await waitUntil(
       () => jobPods('restarting'),
       (items) => (items[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
       'a container restart',
@@ -419,7 +394,7 @@ describe('jobs', () => {
       previous: true,
     });
     expect(previous).toContain('exited with code 1');
-    const failed = await waitFor(
+    const failed = await waitUntil(
       () => batch.readNamespacedJob({ name: 'restarting', namespace: NS }),
       (j) => condition(j, 'Failed')?.status === 'True',
       'job Failed',
@@ -440,7 +415,7 @@ describe('jobs', () => {
         },
       },
     });
-    await waitFor(
+    await waitUntil(
       () => core.readNamespacedPod({ name: 'follow-me', namespace: NS }),
       (p) => p.status?.phase === 'Running',
       'pod running',
@@ -456,7 +431,7 @@ describe('jobs', () => {
       namespace: NS,
       body: jobSpec('annotated-fail', { backoffLimit: 0, annotations: { 'sim.gco.dev/exit-code': '42' } }),
     });
-    const failed = await waitFor(
+    const failed = await waitUntil(
       () => batch.readNamespacedJob({ name: 'annotated-fail', namespace: NS }),
       (j) => condition(j, 'Failed')?.status === 'True',
       'job Failed',
@@ -471,7 +446,7 @@ describe('jobs', () => {
       namespace: NS,
       body: jobSpec('par-job', { parallelism: 2, completions: 3, gpu: '1' }),
     });
-    const done = await waitFor(
+    const done = await waitUntil(
       () => batch.readNamespacedJob({ name: 'par-job', namespace: NS }),
       (j) => condition(j, 'Complete')?.status === 'True',
       'parallel job Complete',
@@ -482,7 +457,7 @@ describe('jobs', () => {
     expect(new Set(pods.map((p) => p.spec?.nodeName))).toEqual(new Set([GPU_NODE]));
 
     await batch.createNamespacedJob({ namespace: NS, body: jobSpec('too-big', { gpu: '8' }) });
-    const [pending] = await waitFor(
+    const [pending] = await waitUntil(
       () => jobPods('too-big'),
       (items) =>
         items[0]?.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False') === true,
@@ -540,7 +515,7 @@ describe('pods/log', () => {
         },
       },
     });
-    await waitFor(
+    await waitUntil(
       () => core.readNamespacedPod({ name: podName, namespace: NS }),
       (p) => p.status?.phase === 'Succeeded',
       'bare pod to succeed',
@@ -734,7 +709,7 @@ describe('delete', () => {
 
   async function runningJob(name: string): Promise<V1Job> {
     const job = await batch.createNamespacedJob({ namespace: NS, body: jobSpec(name, longRunning) });
-    await waitFor(
+    await waitUntil(
       () => jobPods(name),
       (items) => items[0]?.status?.phase === 'Running',
       `${name} running`,
@@ -951,38 +926,25 @@ describe('generic objects with KubernetesObjectApi', () => {
     },
   });
 
+  /** How reads, merge patches and deletes name the Deployment. */
+  const web = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS } };
+
   test('create, patch (merge, strategic, apply), dryRun and delete of a Deployment', async () => {
     const dry = await objects.create(deployment(1), undefined, 'All');
     expect(dry.metadata?.name).toBe('web');
-    expect(
-      (
-        await statusOf(
-          objects.read({
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            metadata: { name: 'web', namespace: NS },
-          }),
-        )
-      ).code,
-    ).toBe(404);
+    expect((await statusOf(objects.read(web))).code).toBe(404);
 
     const created = await objects.create(deployment(1));
     expect(created.metadata?.generation).toBe(1);
-    const ready = await waitFor(
-      () =>
-        objects.read({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS } }),
+    const ready = await waitUntil(
+      () => objects.read(web),
       (d) => at(d, 'status.readyReplicas') === 1,
       'deployment ready',
     );
     expect(ready.metadata?.uid).toBe(created.metadata?.uid);
 
     const merged = await objects.patch(
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'web', namespace: NS },
-        spec: { replicas: 3 },
-      },
+      { ...web, spec: { replicas: 3 } },
       undefined,
       undefined,
       undefined,
@@ -994,9 +956,7 @@ describe('generic objects with KubernetesObjectApi', () => {
 
     // Strategic merge keys containers by name: the image changes, the ports survive.
     const strategic = await objects.patch({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: NS },
+      ...web,
       spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } },
     });
     expect(at(strategic, 'spec.template.spec.containers')).toHaveLength(1);
@@ -1014,11 +974,7 @@ describe('generic objects with KubernetesObjectApi', () => {
       PatchStrategy.ServerSideApply,
     );
     expect(at(dryPatch, 'spec.replicas')).toBe(9);
-    const afterDry = await objects.read({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: NS },
-    });
+    const afterDry = await objects.read(web);
     expect(at(afterDry, 'spec.replicas')).toBe(3);
 
     const applied = await objects.patch(
@@ -1033,22 +989,8 @@ describe('generic objects with KubernetesObjectApi', () => {
 
     const listed = await objects.list('apps/v1', 'Deployment', NS);
     expect(listed.items.map((d) => d.metadata?.name)).toEqual(['web']);
-    await objects.delete({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: NS },
-    });
-    expect(
-      (
-        await statusOf(
-          objects.read({
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            metadata: { name: 'web', namespace: NS },
-          }),
-        )
-      ).code,
-    ).toBe(404);
+    await objects.delete(web);
+    expect((await statusOf(objects.read(web))).code).toBe(404);
   });
 
   test('server-side apply creates missing objects and requires a fieldManager', async () => {
@@ -1142,7 +1084,7 @@ describe('metrics.k8s.io, quotas and simulated unavailability', () => {
         },
       },
     });
-    await waitFor(
+    await waitUntil(
       () => core.readNamespacedPod({ name: 'server', namespace: 'metrics' }),
       (p) => p.status?.phase === 'Running',
       'server running',

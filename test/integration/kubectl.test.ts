@@ -10,6 +10,8 @@ import { join } from 'node:path';
 
 import type { KubeApiSimulator, KubeObject } from '../../local/kube-api-simulator/index.js';
 import { CPU_NODE, GPU_NODE, startKubeApiSimulator } from '../../local/kube-api-simulator/index.js';
+import { at } from '../support/json.js';
+import { waitUntil } from '../support/wait-for.js';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const kubectlInstalled = spawnSync(KUBECTL, ['version', '--client'], { stdio: 'ignore' }).error === undefined;
@@ -63,33 +65,6 @@ async function kubectl(...args: string[]): Promise<string> {
   if (r.code !== 0)
     throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r.stdout;
-}
-
-/** Reads `a.b.0.c` from a loosely typed JSON value (objects and arrays). */
-function at(v: unknown, path: string): unknown {
-  let cur = v;
-  for (const part of path.split('.')) {
-    if (Array.isArray(cur)) cur = cur[Number(part)];
-    else if (typeof cur === 'object' && cur !== null)
-      cur = (cur as Record<string, unknown>)[part]; // indexing plain JSON
-    else return undefined;
-  }
-  return cur;
-}
-
-async function waitFor<T>(
-  read: () => T | Promise<T>,
-  done: (v: T) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function jobManifest(name: string, command: string, extra: Record<string, string> = {}): KubeObject {
@@ -150,7 +125,7 @@ kubectlTest('kubectl get nodes,pods -A prints server-side tables', async () => {
     },
     spec: { restartPolicy: 'Always', containers: [{ name: 'dns', image: 'coredns:1.11' }] },
   });
-  await waitFor(
+  await waitUntil(
     () => sim.get('v1', 'Pod', 'kube-system', 'seeded-pod'),
     (p) => at(p, 'status.phase') === 'Running',
     'seeded pod running',
@@ -168,7 +143,7 @@ kubectlTest('kubectl create -f job.json, get -o json, logs, describe and delete 
   writeFileSync(file, JSON.stringify(jobManifest('kubectl-job', 'echo hello from kubectl; exit 0')));
   expect(await kubectl('create', '-f', file)).toBe('job.batch/kubectl-job created\n');
 
-  const job = await waitFor(
+  const job = await waitUntil(
     async () => {
       const list: unknown = JSON.parse(await kubectl('get', 'jobs', '-n', NS, '-o', 'json'));
       const items = at(list, 'items');
@@ -212,7 +187,7 @@ kubectlTest('kubectl shows a failed job and its pod', async () => {
   const file = join(dir, 'fail.json');
   writeFileSync(file, JSON.stringify(jobManifest('kubectl-fail', 'echo about to fail; exit 7')));
   await kubectl('create', '-f', file);
-  await waitFor(
+  await waitUntil(
     () => sim.get('batch/v1', 'Job', NS, 'kubectl-fail'),
     (j) => at(j, 'status.failed') === 1,
     'job to fail',

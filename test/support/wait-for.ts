@@ -13,3 +13,19 @@ export async function waitFor<T>(
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Test helper: reads until `done` accepts the value; the timeout names `what` and the last value read. */
+export async function waitUntil<T>(
+  read: () => T | Promise<T>,
+  done: (v: T) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

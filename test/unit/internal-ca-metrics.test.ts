@@ -14,7 +14,7 @@ import {
   type CaKeyPair,
 } from '../../lambda/internal-ca/pki.js';
 import { customResourceEvent, memoryLogger } from './lambda/events.js';
-import { fakeInternalCaAws } from './lambda/fake-internal-ca-aws.js';
+import { fakeInternalCaAws, renewalEvent } from './lambda/fake-internal-ca-aws.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kp-AbCdEf';
@@ -23,11 +23,7 @@ const HOST = 'backend.gco.gco.internal';
 const DAY_MS = 86_400_000;
 
 const renewal: CertificateRenewalEvent = {
-  Kind: 'CertificateRenewal',
-  CertificateArn: CERT_ARN,
-  CaSecretId: CA_SECRET,
-  KeyPairSecretId: KEY_PAIR_SECRET,
-  DnsNames: [HOST],
+  ...renewalEvent(CERT_ARN, CA_SECRET, KEY_PAIR_SECRET, HOST),
   Certificate: 'alb',
   Project: 'gco',
 };

@@ -15,7 +15,6 @@ import {
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import forge from 'node-forge';
 import { createHandler } from '../../lambda/internal-ca/index.js';
-import { type CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import {
   CA_VALIDITY_DAYS,
   certificateSerial,
@@ -26,7 +25,7 @@ import {
 } from '../../lambda/internal-ca/pki.js';
 import type { CaKeyPair, ServerKeyPair } from '../../lambda/internal-ca/pki.js';
 import { customResourceEvent as event, memoryLogger } from './lambda/events.js';
-import { fakeInternalCaAws } from './lambda/fake-internal-ca-aws.js';
+import { fakeInternalCaAws, renewalEvent } from './lambda/fake-internal-ca-aws.js';
 
 const CA_SECRET = 'gco/internal-ca';
 const KEY_PAIR_SECRET = 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:kp-AbCdEf';
@@ -250,13 +249,7 @@ describe('Certificate', () => {
 });
 
 describe('CertificateRenewal (the daily schedule)', () => {
-  const renewal: CertificateRenewalEvent = {
-    Kind: 'CertificateRenewal',
-    CertificateArn: CERT_ARN,
-    CaSecretId: CA_SECRET,
-    KeyPairSecretId: KEY_PAIR_SECRET,
-    DnsNames: [HOST],
-  };
+  const renewal = renewalEvent(CERT_ARN, CA_SECRET, KEY_PAIR_SECRET, HOST);
   // The test CA is valid from a few minutes before now: issue from now on.
   const issuedAt = new Date();
   const stored = (names: readonly string[] = [HOST], from: CaKeyPair = ca) =>

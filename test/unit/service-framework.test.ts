@@ -145,75 +145,41 @@ describe('cluster service framework', () => {
   });
 
   describe('422 HTTPValidationError', () => {
+    /** A row: the URL of a jobs query (`<1025 chars>` stands for a long value) and the one item it yields. */
+    const query = (
+      q: string,
+      type: string,
+      msg: string,
+      input: unknown,
+      ctx?: Record<string, unknown>,
+    ): [string, Record<string, unknown>] => [
+      `/api/v1/jobs?${q}`,
+      { loc: ['query', q.slice(0, q.indexOf('='))], type, msg, input, ...(ctx ? { ctx } : {}) },
+    ];
+
+    const STATUSES = "'pending', 'running', 'completed', 'succeeded' or 'failed'";
+
     test.each([
-      [
-        '/api/v1/jobs?limit=abc',
-        {
-          loc: ['query', 'limit'],
-          type: 'int_parsing',
-          msg: 'Input should be a valid integer, unable to parse string as an integer',
-          input: 'abc',
-        },
-      ],
-      [
-        '/api/v1/jobs?limit=1001',
-        {
-          loc: ['query', 'limit'],
-          type: 'less_than_equal',
-          msg: 'Input should be less than or equal to 1000',
-          input: 1001,
-          ctx: { le: 1000 },
-        },
-      ],
-      [
-        '/api/v1/jobs?limit=0',
-        {
-          loc: ['query', 'limit'],
-          type: 'greater_than_equal',
-          msg: 'Input should be greater than or equal to 1',
-          input: 0,
-          ctx: { ge: 1 },
-        },
-      ],
-      [
-        '/api/v1/jobs?offset=-1',
-        {
-          loc: ['query', 'offset'],
-          type: 'greater_than_equal',
-          msg: 'Input should be greater than or equal to 0',
-          input: -1,
-          ctx: { ge: 0 },
-        },
-      ],
-      [
-        '/api/v1/jobs?status=done',
-        {
-          loc: ['query', 'status'],
-          type: 'enum',
-          msg: "Input should be 'pending', 'running', 'completed', 'succeeded' or 'failed'",
-          input: 'done',
-          ctx: { expected: "'pending', 'running', 'completed', 'succeeded' or 'failed'" },
-        },
-      ],
-      [
-        '/api/v1/jobs?label_selector=<1025 chars>',
-        {
-          loc: ['query', 'label_selector'],
-          type: 'string_too_long',
-          msg: 'String should have at most 1024 characters',
-          input: 'a'.repeat(1025),
-          ctx: { max_length: 1024 },
-        },
-      ],
-      [
-        '/api/v1/jobs?namepsace=x',
-        {
-          loc: ['query', 'namepsace'],
-          type: 'extra_forbidden',
-          msg: 'Extra inputs are not permitted',
-          input: 'x',
-        },
-      ],
+      query(
+        'limit=abc',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+        'abc',
+      ),
+      query('limit=1001', 'less_than_equal', 'Input should be less than or equal to 1000', 1001, {
+        le: 1000,
+      }),
+      query('limit=0', 'greater_than_equal', 'Input should be greater than or equal to 1', 0, { ge: 1 }),
+      query('offset=-1', 'greater_than_equal', 'Input should be greater than or equal to 0', -1, { ge: 0 }),
+      query('status=done', 'enum', `Input should be ${STATUSES}`, 'done', { expected: STATUSES }),
+      query(
+        'label_selector=<1025 chars>',
+        'string_too_long',
+        'String should have at most 1024 characters',
+        'a'.repeat(1025),
+        { max_length: 1024 },
+      ),
+      query('namepsace=x', 'extra_forbidden', 'Extra inputs are not permitted', 'x'),
     ])('GET %s', async (label, item) => {
       const url = label.replace('<1025 chars>', 'a'.repeat(1025));
       const res = await h.service.app.inject(signed('GET', url));

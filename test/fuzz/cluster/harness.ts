@@ -21,6 +21,7 @@ import { kubeConfigFor } from '../../../local/kube-api-simulator/index.js';
 import { MODEL_HEALTH_PATH, MODEL_SERVING_PATHS, startModelServer } from '../../../local/model-server.js';
 import { startLocalRegion } from '../../../local/region.js';
 import { createLocalCa } from '../../../local/tls.js';
+import { readBody } from '../../support/read-body.js';
 
 export const PROJECT = 'fuzz';
 export const REGION = 'us-east-1';
@@ -149,18 +150,16 @@ export async function startFuzzRegion(): Promise<FuzzRegion> {
             ...(secure ? { servername: 'cost-monitor' } : {}),
           },
           (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('error', reject);
-            res.on('end', () => {
-              const body = Buffer.concat(chunks);
-              resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers,
-                body,
-                text: body.toString('utf8'),
-              });
-            });
+            readBody(res).then(
+              (body) =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  headers: res.headers,
+                  body,
+                  text: body.toString('utf8'),
+                }),
+              reject,
+            );
           },
         );
         req.on('error', reject);

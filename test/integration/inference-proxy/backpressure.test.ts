@@ -18,15 +18,8 @@ import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store
 import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
-import {
-  endpointRecord,
-  send,
-  startModelServer,
-  startProxy,
-  testCa,
-  type ModelServer,
-  type ProxyHarness,
-} from './harness.js';
+import type { ModelServer, ProxyHarness } from './harness.js';
+import { endpointRecord, send, startModelServer, startProxy, testCa } from './harness.js';
 
 const CHUNK = 64 * 1024;
 const TOTAL = 64 * 1024 * 1024;

@@ -4,16 +4,8 @@
  */
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { signEnvelope } from '../../../contracts/envelope/envelope.js';
-import {
-  echoHandler,
-  endpointRecord,
-  send,
-  startModelServer,
-  startProxy,
-  testCa,
-  type ModelServer,
-  type ProxyHarness,
-} from './harness.js';
+import type { ModelServer, ProxyHarness } from './harness.js';
+import { echoHandler, endpointRecord, send, startModelServer, startProxy, testCa } from './harness.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { pythonSignedRequest } from '../../support/python-envelope-client.js';
 

@@ -8,6 +8,7 @@ import type { RouteHandler, RouteIntegration } from '../../../contracts/api-rout
 import { signSigV4 } from '../../../contracts/runtime/sigv4.js';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { createLocalCredentials } from '../../../local/credentials.js';
+import { readBody } from '../../support/read-body.js';
 
 /** Credentials of a test account for emulators started without the whole platform. */
 export const TEST_ACCOUNT_CREDENTIALS = createLocalCredentials({
@@ -54,11 +55,7 @@ export function rawRequest(
         ],
       },
       (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
+        readBody(res).then((body) => {
           const text = body.toString('utf8');
           let json: unknown;
           try {
@@ -74,7 +71,7 @@ export function rawRequest(
             text,
             json,
           });
-        });
+        }, reject);
       },
     );
     req.on('error', reject);

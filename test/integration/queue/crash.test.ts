@@ -2,14 +2,8 @@
  * Workers that die (or stall) mid-apply. A "killed" worker is one whose apply never returns and whose
  * lease renewals have been stopped; the clock is then moved past its lease.
  */
-import {
-  gate,
-  hookedDispatcher,
-  jobManifest,
-  REGION,
-  startQueueHarness,
-  type QueueHarness,
-} from './harness.js';
+import type { QueueHarness } from './harness.js';
+import { gate, hookedDispatcher, jobManifest, REGION, startQueueHarness } from './harness.js';
 
 const LEASE_MS = 30_000;
 

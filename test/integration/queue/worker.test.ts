@@ -5,14 +5,8 @@ import {
 } from '../../../cluster/manifest-processor/src/queue/index.js';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
 import { SIM_ANNOTATIONS } from '../../../local/kube-api-simulator/index.js';
-import {
-  gate,
-  hookedDispatcher,
-  jobManifest,
-  REGION,
-  startQueueHarness,
-  type QueueHarness,
-} from './harness.js';
+import type { QueueHarness } from './harness.js';
+import { gate, hookedDispatcher, jobManifest, REGION, startQueueHarness } from './harness.js';
 import { POLICY_ENV } from '../../support/cluster-fixtures.js';
 
 /** A manifest whose pod runs for `runningMs` on the simulator (so `running` can be observed). */

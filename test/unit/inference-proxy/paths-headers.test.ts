@@ -118,42 +118,26 @@ describe('upstreamRequestHeaders', () => {
 
 describe('downstreamResponseHeaders', () => {
   test('keeps repeats and spelling, drops hop-by-hop and Connection-listed headers, sets our own', () => {
-    const raw = [
-      'Content-Type',
-      'text/event-stream',
-      'Set-Cookie',
-      'a=1',
-      'Set-Cookie',
-      'b=2',
-      'Connection',
-      'keep-alive, X-Internal',
-      'X-Internal',
-      'secret',
-      'Keep-Alive',
-      'timeout=5',
-      'Transfer-Encoding',
-      'chunked',
-      'X-Request-Id',
-      'upstream',
-      'x-gco-inference-target',
-      'spoof',
+    // Node's raw header list: name, value, name, value, … (written here as pairs).
+    const kept: [string, string][] = [
+      ['Content-Type', 'text/event-stream'],
+      ['Set-Cookie', 'a=1'],
+      ['Set-Cookie', 'b=2'],
     ];
+    const raw = [
+      ...kept,
+      ['Connection', 'keep-alive, X-Internal'],
+      ['X-Internal', 'secret'],
+      ['Keep-Alive', 'timeout=5'],
+      ['Transfer-Encoding', 'chunked'],
+      ['X-Request-Id', 'upstream'],
+      ['x-gco-inference-target', 'spoof'],
+    ].flat();
     const out = downstreamResponseHeaders(
       raw,
       { connection: 'keep-alive, X-Internal' },
       { 'x-request-id': 'rid', 'x-gco-inference-target': 'canary' },
     );
-    expect(out).toEqual([
-      'Content-Type',
-      'text/event-stream',
-      'Set-Cookie',
-      'a=1',
-      'Set-Cookie',
-      'b=2',
-      'x-request-id',
-      'rid',
-      'x-gco-inference-target',
-      'canary',
-    ]);
+    expect(out).toEqual([...kept, ['x-request-id', 'rid'], ['x-gco-inference-target', 'canary']].flat());
   });
 });

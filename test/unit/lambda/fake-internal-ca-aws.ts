@@ -11,6 +11,23 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
+import type { CertificateRenewalEvent } from '../../../contracts/internal-ca.js';
+
+/** The daily schedule's event that renews one certificate: its ARN, the CA and key-pair secrets, its host. */
+export function renewalEvent(
+  certificateArn: string,
+  caSecretId: string,
+  keyPairSecretId: string,
+  host: string,
+): CertificateRenewalEvent {
+  return {
+    Kind: 'CertificateRenewal',
+    CertificateArn: certificateArn,
+    CaSecretId: caSecretId,
+    KeyPairSecretId: keyPairSecretId,
+    DnsNames: [host],
+  };
+}
 
 export interface InternalCaAws {
   readonly secrets: AwsClientStub<SecretsManagerClient>;
