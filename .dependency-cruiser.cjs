@@ -5,25 +5,32 @@
 // - product code never imports the local platform (local/ stands in for AWS and Kubernetes around it);
 // - no import cycle between any two files.
 const PRODUCT = ['lib', 'lambda', 'cluster', 'cli'];
-const sideways = PRODUCT.map((folder) => ({
-  name: `no-sideways-from-${folder}`,
-  comment: `${folder}/ imports only contracts/, its own folder and npm packages (ARCHITECTURE.md, "Layout").`,
+const NOT_PRODUCT = ['local', 'bin', 'test', 'bench'];
+
+/** `folder` may import only what is not listed in `forbidden` (and itself, contracts/ and npm packages). */
+const floorRule = (folder, forbidden, comment) => ({
+  name: folder === 'contracts' ? 'contracts-are-the-ground-floor' : `no-sideways-from-${folder}`,
+  comment,
   severity: 'error',
   from: { path: `^${folder}/` },
-  to: { path: `^(${PRODUCT.filter((other) => other !== folder).join('|')}|local|bin|test|bench)/` },
-}));
+  to: { path: `^(${forbidden.join('|')})/` },
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    ...sideways,
-    {
-      name: 'contracts-are-the-ground-floor',
-      comment: 'contracts/ is what the product folders agree on: it imports none of them.',
-      severity: 'error',
-      from: { path: '^contracts/' },
-      to: { path: '^(lib|lambda|cluster|cli|local|bin|test|bench)/' },
-    },
+    ...PRODUCT.map((folder) =>
+      floorRule(
+        folder,
+        [...PRODUCT.filter((other) => other !== folder), ...NOT_PRODUCT],
+        `${folder}/ imports only contracts/, its own folder and npm packages (ARCHITECTURE.md, "Layout").`,
+      ),
+    ),
+    floorRule(
+      'contracts',
+      [...PRODUCT, ...NOT_PRODUCT],
+      'contracts/ is what the product folders agree on: it imports none of them.',
+    ),
     {
       name: 'contracts-are-framework-free',
       comment:
