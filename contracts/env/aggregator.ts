@@ -97,7 +97,7 @@ function readDiscovery(r: EnvReader): DiscoverySettings | undefined {
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readAggregatorConfig(env: NodeJS.ProcessEnv): AggregatorConfig {
   const r = new EnvReader(env);
   const discovery = readDiscovery(r);

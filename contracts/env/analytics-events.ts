@@ -29,7 +29,7 @@ export function eventsEnvironment(settings: EventsEnvironmentSettings): Record<s
   });
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const r = new EnvReader(env);
   const applicationsTable = readTableName(r, ANALYTICS_TABLES.applications);

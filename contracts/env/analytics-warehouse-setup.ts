@@ -60,7 +60,7 @@ function readWarehouse(r: EnvReader): WarehouseSettings | undefined {
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readWarehouseSetupConfig(env: NodeJS.ProcessEnv): WarehouseSetupConfig {
   const r = new EnvReader(env);
   const streamName = readEventsStreamName(r);

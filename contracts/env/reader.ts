@@ -7,9 +7,10 @@
  * Each environment contract is one module that both writes the variables (for the CDK stacks and the
  * local platform) and reads them, so a renamed variable fails at compile time or in its round-trip test.
  */
+import { PlatformError } from '../runtime/errors.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+export class EnvironmentError extends PlatformError {
+  override readonly name = 'EnvironmentError';
 
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n- ${problems.join('\n- ')}`);
@@ -119,9 +120,9 @@ export class EnvReader {
     return value;
   }
 
-  /** Throws a ConfigError listing every problem seen so far. */
+  /** Throws an EnvironmentError listing every problem seen so far. */
   finish(): void {
-    if (this.found.length > 0) throw new ConfigError(this.found);
+    if (this.found.length > 0) throw new EnvironmentError(this.found);
   }
 
   private numeric(name: string, fallback: number, bounds: Bounds, integer: boolean): number {

@@ -38,7 +38,7 @@ export function studioLoginEnvironment(settings: StudioLoginEnvironmentSettings)
   });
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readStudioLoginConfig(env: NodeJS.ProcessEnv): StudioLoginConfig {
   const r = new EnvReader(env);
   const domainId = r.required('STUDIO_DOMAIN_ID', 'the SageMaker Studio domain');

@@ -4,7 +4,7 @@
  * {Enabled}, and a plain JSON string for deletions. Failures are ApiErrors (400/404) the handler turns into `{"message"}`.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../shared/errors.js';
+import { EdgeHttpError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
 import type { NamedInput } from '../shared/analytics/admin-input.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../shared/analytics/api-keys.js';
@@ -37,9 +37,13 @@ export interface AdminOperationsDeps {
 const DEFAULT_KEY_INDEX_WAIT_MS = 5_000;
 
 const applicationNotFound = (id: string) =>
-  new ApiError(404, `Application ${id} not found`, 'application_not_found');
+  new EdgeHttpError(404, `Application ${id} not found`, 'application_not_found');
 const keyNotFound = (applicationId: string, apiKeyId: string) =>
-  new ApiError(404, `Authorization ${apiKeyId} not found in application ${applicationId}`, 'key_not_found');
+  new EdgeHttpError(
+    404,
+    `Authorization ${apiKeyId} not found in application ${applicationId}`,
+    'key_not_found',
+  );
 
 /** The API's Authorization: the masked value unless the full one is given (creation only). */
 function authorization(item: ApiKeyItem, fullValue?: string): Authorization {

@@ -14,6 +14,7 @@
  *   caches nothing, so a transient outage does not lock a valid key out for the TTL.
  * The key is never logged; a 6-character prefix of its hash identifies attempts in the logs.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { entryPoint } from '../shared/entry-point.js';
@@ -39,7 +40,7 @@ export type AuthorizerHandler = (
 ) => Promise<APIGatewayAuthorizerResult>;
 
 /** Thrown when a lookup fails: deliberately not 'Unauthorized', so API Gateway answers 500 uncached. */
-export class AuthorizerUnavailableError extends Error {
+export class AuthorizerUnavailableError extends PlatformError {
   override readonly name = 'AuthorizerUnavailableError';
 }
 

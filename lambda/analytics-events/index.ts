@@ -18,7 +18,7 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { APPLICATION_ID_PARAM } from '../../contracts/api-routes.js';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
-import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { pathId } from '../shared/analytics/admin-input.js';
@@ -59,7 +59,7 @@ export interface EventsDeps {
   backoff?: BackoffPolicy;
 }
 
-const forbidden = (reason: string) => new ApiError(403, 'Forbidden', reason);
+const forbidden = (reason: string) => new EdgeHttpError(403, 'Forbidden', reason);
 
 /**
  * The key a batch's events are under: the API's `Events`, or `events` as the game clients of the
@@ -69,18 +69,19 @@ const BATCH_KEYS = ['Events', 'events'] as const;
 
 /** `{"Events":[…]}` or `{"events":[…]}` with 1–500 entries; the entries are judged one by one later. */
 function eventsOf(body: unknown): unknown[] {
-  if (!isPlainObject(body)) throw new ApiError(400, 'Request body must be a JSON object', 'body_not_object');
+  if (!isPlainObject(body))
+    throw new EdgeHttpError(400, 'Request body must be a JSON object', 'body_not_object');
   const present = BATCH_KEYS.filter((k) => Object.hasOwn(body, k));
   if (present.length > 1) {
-    throw new ApiError(400, 'Send the events as Events or as events, not both', 'both_batch_keys');
+    throw new EdgeHttpError(400, 'Send the events as Events or as events, not both', 'both_batch_keys');
   }
   const key = present[0] ?? 'Events';
   rejectUnknownFields(body, [key]);
   const events = body[key];
-  if (events === undefined) throw new ApiError(400, `${key} is required`, 'invalid_field');
-  if (!Array.isArray(events)) throw new ApiError(400, `${key} must be an array`, 'invalid_field');
+  if (events === undefined) throw new EdgeHttpError(400, `${key} is required`, 'invalid_field');
+  if (!Array.isArray(events)) throw new EdgeHttpError(400, `${key} must be an array`, 'invalid_field');
   if (events.length < 1 || events.length > MAX_EVENTS) {
-    throw new ApiError(400, `${key} must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
+    throw new EdgeHttpError(400, `${key} must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
   }
   return events;
 }
@@ -107,7 +108,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
     const log: Record<string, unknown> = { request_id: event.requestContext.requestId };
     try {
       if (event.httpMethod !== 'POST')
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+        throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
       const applicationId = pathId(event.pathParameters, APPLICATION_ID_PARAM);
       log['application_id'] = applicationId;
       const authorized = event.requestContext.authorizer?.['applicationId'];
@@ -117,7 +118,11 @@ export function createHandler(deps: EventsDeps): EventsHandler {
       log['api_key_id'] = event.requestContext.authorizer?.['apiKeyId'];
       const bytes = rawBody(event);
       if (bytes.length > MAX_BODY_BYTES) {
-        throw new ApiError(413, `Request body too large (at most ${MAX_BODY_BYTES} bytes)`, 'body_too_large');
+        throw new EdgeHttpError(
+          413,
+          `Request body too large (at most ${MAX_BODY_BYTES} bytes)`,
+          'body_too_large',
+        );
       }
       if (!(await deps.applications.exists(applicationId))) throw forbidden('application_deleted');
       const events = eventsOf(parseJsonBody(bytes));
@@ -147,8 +152,8 @@ export function createHandler(deps: EventsDeps): EventsHandler {
 }
 
 /** The same batch is being written by another invocation right now: the caller should retry shortly. */
-function inProgress(cause: IdempotencyAlreadyInProgressError): ApiError {
-  return new ApiError(
+function inProgress(cause: IdempotencyAlreadyInProgressError): EdgeHttpError {
+  return new EdgeHttpError(
     409,
     'An identical batch is being processed; retry later',
     'batch_in_progress',

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-redshift-data';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
-import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { sleep } from '../shared/analytics/backoff.js';
@@ -92,9 +92,9 @@ async function setup(
   const log = { request_id: event.requestContext?.requestId, resource: event.resource };
   const { logger } = run;
   try {
-    if (event.httpMethod !== 'POST') throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+    if (event.httpMethod !== 'POST') throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
     const warehouse = run.warehouse;
-    if (warehouse === undefined) throw new ApiError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
+    if (warehouse === undefined) throw new EdgeHttpError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
     const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
     for (const [i, step] of steps.entries()) {
       const outcome = await runStep(run, warehouse, step, deadline);
@@ -145,10 +145,10 @@ async function runStep(
       await sleep(poll);
     }
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof EdgeHttpError) throw error;
     const name = error instanceof Error ? error.name : 'Error';
     const message = error instanceof Error ? error.message : String(error);
-    throw new ApiError(
+    throw new EdgeHttpError(
       502,
       shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
       'data_api_error',
@@ -170,14 +170,14 @@ function statementDone(
   if (status === 'FINISHED') return true;
   if (status === 'FAILED' && step.alreadyExistsIsDone && /already exists/i.test(failure ?? '')) return true;
   if (status === 'FAILED' || status === 'ABORTED') {
-    throw new ApiError(
+    throw new EdgeHttpError(
       502,
       shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? status.toLowerCase()}`),
       'statement_failed',
     );
   }
   if (!RUNNING.has(status ?? '')) {
-    throw new ApiError(502, `Warehouse setup: unexpected statement status ${status}`, 'statement_status');
+    throw new EdgeHttpError(502, `Warehouse setup: unexpected statement status ${status}`, 'statement_status');
   }
   return false;
 }

@@ -33,7 +33,7 @@ export function controlPlaneProxyEnvironment(settings: ControlPlaneProxySettings
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readControlPlaneProxyConfig(
   env: NodeJS.ProcessEnv,
   readFile?: (path: string) => string,

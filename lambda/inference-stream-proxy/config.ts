@@ -37,7 +37,7 @@ export function inferenceProxyEnvironment(settings: InferenceProxySettings): Rec
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readInferenceProxyConfig(
   env: NodeJS.ProcessEnv,
   readFile?: (path: string) => string,

@@ -5,11 +5,12 @@
  * prelude as soon as they arrive, then every body chunk as the backend sends it.
  * Rules and variables: docs/edge-lambdas.md.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { entryPoint } from '../shared/entry-point.js';
 import {
-  ApiError,
+  EdgeHttpError,
   describeError,
   errorBody,
   internalError,
@@ -61,12 +62,12 @@ export type InferenceStreamHandler = (
 
 const EMPTY = Buffer.alloc(0);
 
-class StreamDeadlineError extends Error {
+class StreamDeadlineError extends PlatformError {
   override readonly name = 'StreamDeadlineError';
 }
 
 /** Answers with the proxy's own JSON error through the prelude (only before anything was streamed). */
-async function sendError(stream: LambdaResponseStream, error: ApiError): Promise<void> {
+async function sendError(stream: LambdaResponseStream, error: EdgeHttpError): Promise<void> {
   const out = HttpResponseStream.from(stream, {
     statusCode: error.statusCode,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers },
@@ -105,14 +106,14 @@ export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStrea
     try {
       const method = (event.httpMethod ?? '').toUpperCase();
       if (!ALLOWED_METHODS.includes(method)) {
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+        throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
           allow: ALLOWED_METHODS.join(', '),
         });
       }
       rejectForbidden(event, eventHeaders(event));
       const body = requestBody(event);
       if (body !== undefined && body.length > MAX_REQUEST_BODY_BYTES) {
-        throw new ApiError(413, MESSAGES.bodyTooLarge, 'body_too_large');
+        throw new EdgeHttpError(413, MESSAGES.bodyTooLarge, 'body_too_large');
       }
       const prepared = prepareRequest(event, { hostHeader: deps.hostHeader, body });
       const { target, signed } = await signedForBackend(deps, prepared, context);

@@ -15,7 +15,7 @@ import {
   type LoadBalancer,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { describeError, internalError, ApiError } from './errors.js';
+import { describeError, internalError, EdgeHttpError } from './errors.js';
 import type { EdgeLogger } from './logger.js';
 import { isHostname } from '../../contracts/env/reader.js';
 
@@ -110,7 +110,7 @@ export interface RegionalTargetResolverOptions {
 }
 
 /** A refused load balancer: answered as 500 (the proxy's configuration is wrong), never forwarded. */
-function refused(reason: string): ApiError {
+function refused(reason: string): EdgeHttpError {
   return internalError(reason);
 }
 
@@ -124,7 +124,7 @@ export class RegionalTargetResolver implements TargetResolver {
   private readonly failureRetryMs: number;
   private readonly now: () => number;
   private cached: { target: BackendTarget; expiresAt: number } | undefined;
-  private failure: { error: ApiError; until: number } | undefined;
+  private failure: { error: EdgeHttpError; until: number } | undefined;
   private inFlight: Promise<BackendTarget> | undefined;
 
   constructor(private readonly opts: RegionalTargetResolverOptions) {
@@ -155,7 +155,7 @@ export class RegionalTargetResolver implements TargetResolver {
       this.failure = undefined;
       return target;
     } catch (error) {
-      const failure = error instanceof ApiError ? error : internalError('alb_lookup_failed', error);
+      const failure = error instanceof EdgeHttpError ? error : internalError('alb_lookup_failed', error);
       this.failure = { error: failure, until: this.now() + this.failureRetryMs };
       this.opts.logger.error('backend load balancer refused or not resolvable; request not forwarded', {
         reason: failure.reason,

@@ -11,6 +11,7 @@
  * Because the new version still carries the old key as `previous`, verifiers (which accept current and
  * previous) keep accepting requests from signers that have not reloaded yet.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import { randomBytes } from 'node:crypto';
 import {
   DescribeSecretCommand,
@@ -37,7 +38,7 @@ export function generateSigningKey(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export class RotationError extends Error {
+export class RotationError extends PlatformError {
   override readonly name = 'RotationError';
 }
 

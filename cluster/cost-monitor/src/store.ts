@@ -4,6 +4,7 @@
  * only the newest days are then listed until `limit` keys are found. Ad-hoc keys (rare, on demand) are
  * listed in full under their prefix and sorted; their ISO timestamps sort by time.
  */
+import { PlatformError } from '../../../contracts/runtime/errors.js';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -21,10 +22,10 @@ export interface StoredObject {
   size: number | null;
 }
 
-export class ReportStoreError extends Error {
+export class ReportStoreError extends PlatformError {
+  override readonly name = 'ReportStoreError';
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);
-    this.name = 'ReportStoreError';
   }
 }
 

@@ -4,7 +4,7 @@ import {
 } from '../../../cluster/inference-proxy/src/config.js';
 import { EndpointCache, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { classify } from '../../../cluster/inference-proxy/src/upstream.js';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 
 function countingSource(values: Record<string, unknown>) {
   const calls: string[] = [];
@@ -128,7 +128,7 @@ describe('loadInferenceProxySettings', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(EnvironmentError);
     const message = (error as Error).message;
     expect(message).toContain('REGION');
     expect(message).toContain('INFERENCE_ENDPOINTS_TABLE');

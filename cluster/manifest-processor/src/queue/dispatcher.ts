@@ -5,6 +5,7 @@
  * Job carries the label gco.dev/queue-job-id: a second attempt after a worker died mid-apply gets
  * AlreadyExists, finds the Job with its own label and adopts it instead of creating a duplicate.
  */
+import { PlatformError } from '../../../../contracts/runtime/errors.js';
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
@@ -35,13 +36,13 @@ export interface JobDispatcher {
 }
 
 /** A dispatch failure; `permanent` ones fail the job, others return it to the queue for another try. */
-export class DispatchError extends Error {
+export class DispatchError extends PlatformError {
+  override readonly name = 'DispatchError';
   constructor(
     message: string,
     readonly permanent: boolean,
   ) {
     super(message);
-    this.name = 'DispatchError';
   }
 }
 
