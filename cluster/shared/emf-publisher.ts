@@ -8,6 +8,7 @@
  * request) and its documents stay buffered for the next flush; the buffer is bounded, the oldest
  * documents go first. Without a log group (METRICS_LOG_GROUP unset) `publish()` does nothing.
  */
+import { namedErrorMessage } from '../../contracts/runtime/errors.js';
 import {
   CloudWatchLogsClient,
   CreateLogStreamCommand,
@@ -76,7 +77,7 @@ function withEmfHeader(command: PutLogEventsCommand): PutLogEventsCommand {
 
 /** `Name: message`, cut short: enough to act on, never a request or a credential. */
 function boundedError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const text = namedErrorMessage(error);
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../contracts/runtime/errors.js';
 /**
  * The background loop of every service: sequential passes (never overlapping), a pause between them, a
  * back-off after failures, optionally a limit of failures in a row after which the loop gives up (its
@@ -92,7 +93,7 @@ export class PollingLoop {
       this.failures = 0;
     } catch (error) {
       this.failures += 1;
-      this.failure = error instanceof Error ? error.message : String(error);
+      this.failure = errorMessage(error);
       const fields = { err: error, loop: this.opts.name, failures: this.failures };
       const limit = this.opts.maxConsecutiveFailures;
       if (limit !== undefined && this.failures >= limit) {

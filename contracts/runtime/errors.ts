@@ -29,3 +29,8 @@ export abstract class PlatformError extends Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** `Name: message` of an Error (the class tells a timeout from a refusal), anything else as a string. */
+export function namedErrorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -3,6 +3,7 @@
  * in parallel with SigV4 from its own role, and merges the answers by region. A failed or slow region
  * is reported in place of its answer; it never fails or empties the whole answer.
  */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
@@ -294,7 +295,7 @@ async function discoverRegions(
   } catch (error) {
     ctx.logger.error('regional API discovery failed', {
       source: ctx.discovery.source,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     if (ctx.expectedRegions.length === 0) {
       return message(503, 'Regional APIs could not be discovered; try again later');
@@ -355,7 +356,7 @@ export function createHandlerFromEnv(
       ...(opts.ssmClient ? { ssmClient: opts.ssmClient } : {}),
       onStale: (error) =>
         logger.warn('regional API discovery refresh failed; serving the cached list', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         }),
     }),
     credentials: opts.credentials ?? roleCredentials(),

@@ -8,6 +8,7 @@
  *   running it; calling setup again (idempotent) completes the remaining steps;
  * - a step failed or the Data API refused → 502 naming the step with Redshift's error, shortened.
  */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   DescribeStatementCommand,
   ExecuteStatementCommand,
@@ -92,7 +93,8 @@ async function setup(
   const log = { request_id: event.requestContext?.requestId, resource: event.resource };
   const { logger } = run;
   try {
-    if (event.httpMethod !== 'POST') throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+    if (event.httpMethod !== 'POST')
+      throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
     const warehouse = run.warehouse;
     if (warehouse === undefined) throw new EdgeHttpError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
     const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
@@ -147,7 +149,7 @@ async function runStep(
   } catch (error) {
     if (error instanceof EdgeHttpError) throw error;
     const name = error instanceof Error ? error.name : 'Error';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new EdgeHttpError(
       502,
       shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
@@ -177,7 +179,11 @@ function statementDone(
     );
   }
   if (!RUNNING.has(status ?? '')) {
-    throw new EdgeHttpError(502, `Warehouse setup: unexpected statement status ${status}`, 'statement_status');
+    throw new EdgeHttpError(
+      502,
+      `Warehouse setup: unexpected statement status ${status}`,
+      'statement_status',
+    );
   }
   return false;
 }

@@ -4,6 +4,7 @@
  * the Cognito authorizer validated; the profile is found by a fixed mapping from one ID-token claim.
  * The URL is a bearer credential: it is returned to the caller and never logged.
  */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   CreatePresignedDomainUrlCommand,
   ResourceNotFound,
@@ -108,7 +109,7 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
       logger.error('CreatePresignedDomainUrl failed', {
         sub: claims.sub,
         error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       return message(500, 'Could not create a Studio login URL');
     }

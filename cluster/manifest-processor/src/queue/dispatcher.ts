@@ -5,7 +5,7 @@
  * Job carries the label gco.dev/queue-job-id: a second attempt after a worker died mid-apply gets
  * AlreadyExists, finds the Job with its own label and adopts it instead of creating a duplicate.
  */
-import { PlatformError } from '../../../../contracts/runtime/errors.js';
+import { PlatformError, errorMessage } from '../../../../contracts/runtime/errors.js';
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
@@ -107,10 +107,7 @@ function refOf(job: V1Job, fallback: { namespace: string; name: string }): K8sRe
 function classify(error: unknown): DispatchError {
   const status = kubeStatusOf(error);
   if (!status) {
-    return new DispatchError(
-      `Kubernetes API unreachable: ${error instanceof Error ? error.message : String(error)}`,
-      false,
-    );
+    return new DispatchError(`Kubernetes API unreachable: ${errorMessage(error)}`, false);
   }
   const permanent = [
     'Invalid',

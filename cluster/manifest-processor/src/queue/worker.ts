@@ -14,6 +14,7 @@
  * The continuous loop drains: it opens windows back to back while they find work, and pauses only
  * when the queue is empty or everything left is gated.
  */
+import { errorMessage } from '../../../../contracts/runtime/errors.js';
 import type { Logger } from 'pino';
 import { PollingLoop } from '../../../shared/polling-loop.js';
 import type { ValidationPolicy } from '../policy/index.js';
@@ -91,8 +92,6 @@ interface Lease {
 }
 
 const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
-
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
 const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
@@ -245,7 +244,7 @@ export class QueueWorker {
       await this.sync(result);
     } catch (error) {
       // Jobs keep running in Kubernetes; the next pass syncs them. Dispatching must not wait for that.
-      result.errors.push(`status sync: ${message(error)}`);
+      result.errors.push(`status sync: ${errorMessage(error)}`);
       this.log.warn({ err: error }, 'queue status sync failed');
     }
   }
@@ -463,7 +462,7 @@ export class QueueWorker {
       if (price !== undefined && price <= max) return { open: true, price };
       reason = spotWaitReason(price, max, type, this.region);
     } catch (error) {
-      reason = `spot price of ${type} in ${this.region} could not be read: ${message(error)}`;
+      reason = `spot price of ${type} in ${this.region} could not be read: ${errorMessage(error)}`;
     }
     const now = this.now();
     const waiting = await this.opts.store.transition(job.job_id, {
@@ -534,7 +533,7 @@ export class QueueWorker {
   }
 
   private async applyFailed(job: QueuedJob, error: unknown, leaseLost: boolean, result: Outcome) {
-    const failure = error instanceof DispatchError ? error : new DispatchError(message(error), false);
+    const failure = error instanceof DispatchError ? error : new DispatchError(errorMessage(error), false);
     if (leaseLost) {
       result.lost.push(job.job_id);
       return;
