@@ -8,6 +8,7 @@
  * request) and its documents stay buffered for the next flush; the buffer is bounded, the oldest
  * documents go first. Without a log group (METRICS_LOG_GROUP unset) `publish()` does nothing.
  */
+import type { Log } from '../../contracts/runtime/logging.js';
 import { namedErrorMessage } from '../../contracts/runtime/errors.js';
 import {
   CloudWatchLogsClient,
@@ -44,9 +45,7 @@ export interface MetricsSink {
   publish(values: MetricValues, certificate?: CertificateName): void;
 }
 
-export interface EmfPublisherLogger {
-  warn(obj: object, msg: string): void;
-}
+export type EmfPublisherLogger = Pick<Log, 'warn'>;
 
 export interface EmfPublisherOptions {
   config: EmfConfig;

@@ -5,11 +5,9 @@ import { errorMessage } from '../../contracts/runtime/errors.js';
  * owner's readiness then fails), and a stop that awaits the pass in flight. Timers never keep the
  * process alive on their own.
  */
+import type { Log } from '../../contracts/runtime/logging.js';
 
-export interface PollingLoopLogger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type PollingLoopLogger = Pick<Log, 'warn' | 'error'>;
 
 export interface PollingLoopOptions {
   /** Names the loop in log lines. */

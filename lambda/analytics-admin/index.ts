@@ -104,7 +104,7 @@ export function createHandler(deps: AdminDeps): AdminHandler {
         });
       }
       const body = await operation(ops, event);
-      logger.info('admin request', { ...fields, status: 200, duration_ms: Date.now() - started });
+      logger.info({ ...fields, status: 200, duration_ms: Date.now() - started }, 'admin request');
       return jsonResult(200, body);
     } catch (error) {
       return errorResult(requestFailure(error, { logger, label: 'admin request', started, fields }));

@@ -59,7 +59,7 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
     const started = Date.now();
     const log = { request_id: event.requestContext?.requestId };
     const deny = (reason: string, fields: Record<string, unknown> = {}): never => {
-      logger.warn('api key refused', { ...log, reason, ...fields, duration_ms: Date.now() - started });
+      logger.warn({ ...log, reason, ...fields, duration_ms: Date.now() - started }, 'api key refused');
       throw new Error(UNAUTHORIZED);
     };
 
@@ -87,23 +87,29 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
         identity = { applicationId: ref.ApplicationId, apiKeyId: ref.ApiKeyId };
       }
     } catch (error) {
-      logger.error('api key lookup failed', {
-        ...log,
-        key_fingerprint: fingerprint,
-        duration_ms: Date.now() - started,
-        ...describeError(error),
-      });
+      logger.error(
+        {
+          ...log,
+          key_fingerprint: fingerprint,
+          duration_ms: Date.now() - started,
+          ...describeError(error),
+        },
+        'api key lookup failed',
+      );
       throw new AuthorizerUnavailableError('API key lookup failed', { cause: error });
     }
     if (identity !== undefined && (refusal === 'key_disabled' || refusal === 'application_deleted')) {
-      logger.warn('api key refused', {
-        ...log,
-        reason: refusal,
-        key_fingerprint: fingerprint,
-        application_id: identity.applicationId,
-        api_key_id: identity.apiKeyId,
-        duration_ms: Date.now() - started,
-      });
+      logger.warn(
+        {
+          ...log,
+          reason: refusal,
+          key_fingerprint: fingerprint,
+          application_id: identity.applicationId,
+          api_key_id: identity.apiKeyId,
+          duration_ms: Date.now() - started,
+        },
+        'api key refused',
+      );
       return denyPolicy(event.methodArn, identity);
     }
     if (refusal !== undefined || identity === undefined) {
@@ -114,12 +120,15 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
       });
     }
     const result = allowPolicy(event.methodArn, identity);
-    logger.info('api key accepted', {
-      ...log,
-      application_id: identity.applicationId,
-      api_key_id: identity.apiKeyId,
-      duration_ms: Date.now() - started,
-    });
+    logger.info(
+      {
+        ...log,
+        application_id: identity.applicationId,
+        api_key_id: identity.apiKeyId,
+        duration_ms: Date.now() - started,
+      },
+      'api key accepted',
+    );
     return result;
   };
 }

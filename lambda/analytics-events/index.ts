@@ -134,15 +134,18 @@ export function createHandler(deps: EventsDeps): EventsHandler {
         deadline,
         lambdaContext: context,
       });
-      logger.info('events batch', {
-        ...log,
-        status: 200,
-        total: result.Total,
-        failed: result.FailedRecordCount,
-        rounds_run: roundsRun,
-        replayed: roundsRun === 0,
-        duration_ms: Date.now() - started,
-      });
+      logger.info(
+        {
+          ...log,
+          status: 200,
+          total: result.Total,
+          failed: result.FailedRecordCount,
+          rounds_run: roundsRun,
+          replayed: roundsRun === 0,
+          duration_ms: Date.now() - started,
+        },
+        'events batch',
+      );
       return jsonResult(200, result);
     } catch (error) {
       const failure = error instanceof IdempotencyAlreadyInProgressError ? inProgress(error) : error;

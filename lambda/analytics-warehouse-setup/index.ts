@@ -102,7 +102,7 @@ async function setup(
       const outcome = await runStep(run, warehouse, step, deadline);
       if (outcome.state === 'running') {
         const last = i === steps.length - 1;
-        logger.info('warehouse setup continues', { ...log, step: step.name, status: 202 });
+        logger.info({ ...log, step: step.name, status: 202 }, 'warehouse setup continues');
         return jsonResult(202, {
           message: last
             ? `Warehouse setup continues asynchronously in Redshift (${step.name})`
@@ -110,9 +110,9 @@ async function setup(
           StatementId: outcome.statementId,
         });
       }
-      logger.info('warehouse setup step done', { ...log, step: step.name });
+      logger.info({ ...log, step: step.name }, 'warehouse setup step done');
     }
-    logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
+    logger.info({ ...log, status: 200, duration_ms: Date.now() - started }, 'warehouse setup finished');
     return jsonResult(200, {});
   } catch (error) {
     return errorResult(requestFailure(error, { logger, label: 'warehouse setup', started, fields: log }));

@@ -134,29 +134,35 @@ export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStrea
     // An empty first write sends the prelude at once: the client gets status and headers before the
     // first body byte, however long the model takes to produce it.
     out.write(EMPTY);
-    logger.info('streaming', {
-      ...log,
-      status: res.statusCode,
-      backend,
-      headers_ms: Date.now() - started,
-    });
+    logger.info(
+      {
+        ...log,
+        status: res.statusCode,
+        backend,
+        headers_ms: Date.now() - started,
+      },
+      'streaming',
+    );
     const deadline = setTimeout(
       () => res.destroy(new StreamDeadlineError('stream time limit reached')),
       budgetMs(streamTimeoutMs, context),
     );
     try {
       await pipeline(res, out);
-      logger.info('stream complete', { ...log, status: res.statusCode, duration_ms: Date.now() - started });
+      logger.info({ ...log, status: res.statusCode, duration_ms: Date.now() - started }, 'stream complete');
     } catch (error) {
       // Status and headers are gone already: the only signal left is to abort the stream (pipeline has
       // destroyed it), which the client sees as an incomplete response.
-      logger.warn('stream aborted', {
-        ...log,
-        status: res.statusCode,
-        reason: error instanceof StreamDeadlineError ? 'stream_timeout' : 'stream_aborted',
-        duration_ms: Date.now() - started,
-        ...describeError(error),
-      });
+      logger.warn(
+        {
+          ...log,
+          status: res.statusCode,
+          reason: error instanceof StreamDeadlineError ? 'stream_timeout' : 'stream_aborted',
+          duration_ms: Date.now() - started,
+          ...describeError(error),
+        },
+        'stream aborted',
+      );
     } finally {
       clearTimeout(deadline);
     }

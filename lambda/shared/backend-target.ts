@@ -157,11 +157,14 @@ export class RegionalTargetResolver implements TargetResolver {
     } catch (error) {
       const failure = error instanceof EdgeHttpError ? error : internalError('alb_lookup_failed', error);
       this.failure = { error: failure, until: this.now() + this.failureRetryMs };
-      this.opts.logger.error('backend load balancer refused or not resolvable; request not forwarded', {
-        reason: failure.reason,
-        parameter: this.opts.parameterName,
-        ...describeError(failure.cause),
-      });
+      this.opts.logger.error(
+        {
+          reason: failure.reason,
+          parameter: this.opts.parameterName,
+          ...describeError(failure.cause),
+        },
+        'backend load balancer refused or not resolvable; request not forwarded',
+      );
       throw failure;
     }
   }
@@ -181,11 +184,14 @@ export class RegionalTargetResolver implements TargetResolver {
     if (lb.Scheme !== 'internal') throw refused('alb_not_internal');
     const owner = accountFromArn(lb.LoadBalancerArn);
     if (owner !== account) throw refused('alb_foreign_account');
-    this.opts.logger.info('backend load balancer verified', {
-      host,
-      load_balancer_arn: lb.LoadBalancerArn,
-      scheme: lb.Scheme,
-    });
+    this.opts.logger.info(
+      {
+        host,
+        load_balancer_arn: lb.LoadBalancerArn,
+        scheme: lb.Scheme,
+      },
+      'backend load balancer verified',
+    );
     return host;
   }
 

@@ -93,9 +93,9 @@ export function requestFailure(error: unknown, request: FailedRequest): EdgeHttp
     duration_ms: Date.now() - request.started,
     ...describeError(failure.cause),
   };
-  if (failure.statusCode >= 500) request.logger.error(`${request.label} failed`, fields);
+  if (failure.statusCode >= 500) request.logger.error(fields, `${request.label} failed`);
   // `message` is a reserved key of the log line itself, hence `answer`.
-  else request.logger.warn(`${request.label} refused`, { ...fields, answer: failure.message });
+  else request.logger.warn({ ...fields, answer: failure.message }, `${request.label} refused`);
   return failure;
 }
 

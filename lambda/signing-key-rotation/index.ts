@@ -80,7 +80,7 @@ async function rotate(ctx: RotationContext, event: SecretsManagerRotationEvent):
         return await createSecret(ctx, secretId, token);
       case 'setSecret':
         // No downstream system holds a copy of the key: services read the secret itself.
-        ctx.logger.info('setSecret: nothing to set', fields);
+        ctx.logger.info(fields, 'setSecret: nothing to set');
         return;
       case 'testSecret':
         return await testSecret(ctx, secretId, token);
@@ -88,7 +88,7 @@ async function rotate(ctx: RotationContext, event: SecretsManagerRotationEvent):
         return await finishSecret(ctx, secretId, token, versions);
     }
   } catch (error) {
-    ctx.logger.error('rotation step failed', { ...fields, ...describeError(error) });
+    ctx.logger.error({ ...fields, ...describeError(error) }, 'rotation step failed');
     throw error;
   }
 }
@@ -114,7 +114,7 @@ async function pendingVersions(
   }
   if (stages.includes(AWSCURRENT)) {
     // Retried after finishSecret succeeded, or a stale invocation: nothing left to do.
-    ctx.logger.info('version is already AWSCURRENT; nothing to do', fields);
+    ctx.logger.info(fields, 'version is already AWSCURRENT; nothing to do');
     return undefined;
   }
   if (!stages.includes(AWSPENDING)) {
@@ -149,10 +149,13 @@ async function createSecret(ctx: RotationContext, secretId: string, token: strin
   const current = parseSigningKeys(await getSecretString(ctx.client, secretId, AWSCURRENT));
   try {
     await getSecretString(ctx.client, secretId, AWSPENDING, token);
-    ctx.logger.info('createSecret: pending version already exists', {
-      step: 'createSecret',
-      version_id: token,
-    });
+    ctx.logger.info(
+      {
+        step: 'createSecret',
+        version_id: token,
+      },
+      'createSecret: pending version already exists',
+    );
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -167,7 +170,7 @@ async function createSecret(ctx: RotationContext, secretId: string, token: strin
       VersionStages: [AWSPENDING],
     }),
   );
-  ctx.logger.info('createSecret: pending version written', { step: 'createSecret', version_id: token });
+  ctx.logger.info({ step: 'createSecret', version_id: token }, 'createSecret: pending version written');
 }
 
 async function testSecret(ctx: RotationContext, secretId: string, token: string): Promise<void> {
@@ -182,7 +185,7 @@ async function testSecret(ctx: RotationContext, secretId: string, token: string)
   if (keys.previous === undefined)
     throw new RotationError('testSecret: pending version has no "previous" key');
   if (keys.previous === keys.current) throw new RotationError('testSecret: "current" equals "previous"');
-  ctx.logger.info('testSecret: pending version is valid', { step: 'testSecret', version_id: token });
+  ctx.logger.info({ step: 'testSecret', version_id: token }, 'testSecret: pending version is valid');
 }
 
 async function finishSecret(
@@ -193,10 +196,13 @@ async function finishSecret(
 ): Promise<void> {
   const currentVersion = Object.entries(versions).find(([, stages]) => stages.includes(AWSCURRENT))?.[0];
   if (currentVersion === token) {
-    ctx.logger.info('finishSecret: version is already AWSCURRENT', {
-      step: 'finishSecret',
-      version_id: token,
-    });
+    ctx.logger.info(
+      {
+        step: 'finishSecret',
+        version_id: token,
+      },
+      'finishSecret: version is already AWSCURRENT',
+    );
     return;
   }
   await ctx.client.send(
@@ -207,11 +213,14 @@ async function finishSecret(
       ...(currentVersion !== undefined ? { RemoveFromVersionId: currentVersion } : {}),
     }),
   );
-  ctx.logger.info('finishSecret: AWSCURRENT moved', {
-    step: 'finishSecret',
-    version_id: token,
-    previous_version_id: currentVersion,
-  });
+  ctx.logger.info(
+    {
+      step: 'finishSecret',
+      version_id: token,
+      previous_version_id: currentVersion,
+    },
+    'finishSecret: AWSCURRENT moved',
+  );
 }
 
 export interface RotationFromEnvOptions {

@@ -74,7 +74,7 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
     }
     const profile = profileNameFor(claims, settings.profileClaim);
     if (!profile) {
-      logger.warn('no Studio profile name for caller', { sub: claims.sub, claim: settings.profileClaim });
+      logger.warn({ sub: claims.sub, claim: settings.profileClaim }, 'no Studio profile name for caller');
       return message(404, 'No SageMaker Studio user profile for this user');
     }
     try {
@@ -87,7 +87,7 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
         }),
       );
       if (!result.AuthorizedUrl) throw new Error('CreatePresignedDomainUrl returned no URL');
-      logger.info('Studio login URL issued', { sub: claims.sub, user_profile: profile });
+      logger.info({ sub: claims.sub, user_profile: profile }, 'Studio login URL issued');
       return {
         statusCode: 200,
         headers: HEADERS,
@@ -103,14 +103,17 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
         error instanceof ResourceNotFound ||
         (error as { name?: unknown } | null)?.name === 'ResourceNotFound'
       ) {
-        logger.info('caller has no Studio user profile', { sub: claims.sub, user_profile: profile });
+        logger.info({ sub: claims.sub, user_profile: profile }, 'caller has no Studio user profile');
         return message(404, 'No SageMaker Studio user profile for this user');
       }
-      logger.error('CreatePresignedDomainUrl failed', {
-        sub: claims.sub,
-        error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
-        error: errorMessage(error),
-      });
+      logger.error(
+        {
+          sub: claims.sub,
+          error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
+          error: errorMessage(error),
+        },
+        'CreatePresignedDomainUrl failed',
+      );
       return message(500, 'Could not create a Studio login URL');
     }
   };

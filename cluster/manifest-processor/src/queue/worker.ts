@@ -14,8 +14,9 @@
  * The continuous loop drains: it opens windows back to back while they find work, and pauses only
  * when the queue is empty or everything left is gated.
  */
+import type { Log } from '../../../../contracts/runtime/logging.js';
+import { silentServiceLogger } from '../../../shared/logger.js';
 import { errorMessage } from '../../../../contracts/runtime/errors.js';
-import type { Logger } from 'pino';
 import { PollingLoop } from '../../../shared/polling-loop.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
@@ -58,7 +59,7 @@ export interface QueueWorkerOptions {
   pageSize?: number;
   /** Clock (epoch ms); tests move it to expire leases. */
   now?: () => number;
-  logger?: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  logger?: Log;
 }
 
 export interface PassResult {
@@ -90,8 +91,6 @@ interface Lease {
   stop(): void;
   readonly lost: boolean;
 }
-
-const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
 /** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
 const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
@@ -168,7 +167,7 @@ export class QueueWorker {
   readonly workerId: string;
   private readonly opts: QueueWorkerOptions;
   private readonly now: () => number;
-  private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  private readonly log: Log;
   private readonly renewals = new Set<NodeJS.Timeout>();
   private readonly loop: PollingLoop;
   private readonly concurrency: number;
@@ -180,7 +179,7 @@ export class QueueWorker {
     this.region = opts.region;
     this.workerId = opts.workerId;
     this.now = opts.now ?? Date.now;
-    this.log = opts.logger ?? noopLogger;
+    this.log = opts.logger ?? silentServiceLogger();
     this.concurrency = opts.dispatchConcurrency ?? QUEUE_DEFAULTS.dispatchConcurrency;
     this.loop = new PollingLoop({
       name: 'queue-worker',
