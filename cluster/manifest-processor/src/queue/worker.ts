@@ -258,7 +258,7 @@ export class QueueWorker {
       const why = `lease of worker ${job.claimed_by ?? '?'} expired on attempt ${job.attempts} of ${this.opts.maxAttempts}`;
       if (job.attempts >= this.opts.maxAttempts) {
         const error = `${why}; giving up`;
-        const done = await this.opts.store.transition(job.job_id, {
+        const done = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: { ...finishedAttributes('failed', this.now(), this.opts.retentionDays), error },
           now: this.now(),
@@ -266,7 +266,7 @@ export class QueueWorker {
         if (done) result.failed.push({ job_id: job.job_id, error });
         continue;
       }
-      const requeued = await this.opts.store.transition(job.job_id, {
+      const requeued = await this.opts.store.tryTransition(job.job_id, {
         expect,
         set: { ...queuedAttributes(job), error: `${why}; requeued`, next_check_at: null },
         now: this.now(),
@@ -291,14 +291,14 @@ export class QueueWorker {
       const expect = { status: job.status, k8s_uid: job.k8s.uid };
       let moved: QueuedJob | undefined;
       if (seen.state === 'running' && job.status === 'dispatched') {
-        moved = await this.opts.store.transition(job.job_id, {
+        moved = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: { status: 'running', started_at: new Date(now).toISOString() },
           now,
         });
       } else if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
         const status = seen.state === 'succeeded' ? 'succeeded' : 'failed';
-        moved = await this.opts.store.transition(job.job_id, {
+        moved = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: {
             ...finishedAttributes(status, now, this.opts.retentionDays),
@@ -430,7 +430,7 @@ export class QueueWorker {
 
   private claim(candidate: QueuedJob, spotPrice: number | undefined): Promise<QueuedJob | undefined> {
     const now = this.now();
-    return this.opts.store.transition(candidate.job_id, {
+    return this.opts.store.tryTransition(candidate.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         status: 'claimed',
@@ -464,7 +464,7 @@ export class QueueWorker {
       reason = `spot price of ${type} in ${this.region} could not be read: ${errorMessage(error)}`;
     }
     const now = this.now();
-    const waiting = await this.opts.store.transition(job.job_id, {
+    const waiting = await this.opts.store.tryTransition(job.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         waiting_reason: reason,
@@ -501,7 +501,7 @@ export class QueueWorker {
     }
     lease.stop();
     const now = this.now();
-    const marked = await this.opts.store.tryTransition(job.job_id, {
+    const marked = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
       expect: claimOf(job),
       set: dispatchedAttributes(ref, this.region, now),
       now,
@@ -542,7 +542,7 @@ export class QueueWorker {
       const reason = failure.permanent
         ? failure.message
         : `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; giving up)`;
-      const done = await this.opts.store.transition(job.job_id, {
+      const done = await this.opts.store.tryTransition(job.job_id, {
         expect: claimOf(job),
         set: { ...finishedAttributes('failed', now, this.opts.retentionDays), error: reason },
         now,
@@ -553,7 +553,7 @@ export class QueueWorker {
     }
     const backoff = Math.min(RETRY_BASE_MS * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
     const reason = `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; retrying)`;
-    const back = await this.opts.store.transition(job.job_id, {
+    const back = await this.opts.store.tryTransition(job.job_id, {
       expect: claimOf(job),
       set: { ...queuedAttributes(job), error: reason, next_check_at: now + backoff },
       now,
@@ -571,7 +571,7 @@ export class QueueWorker {
       () => {
         const now = this.now();
         this.opts.store
-          .tryTransition(job.job_id, {
+          .tryTransitionWithoutRead(job.job_id, {
             expect: claimOf(job),
             set: { lease_expires_at: now + this.opts.leaseMs },
             now,
