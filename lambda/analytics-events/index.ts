@@ -25,7 +25,7 @@ import { pathId } from '../shared/analytics/admin-input.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../shared/analytics/http.js';
 import { canonicalUuid } from '../shared/analytics/ids.js';
-import type { BackoffPolicy } from '../shared/analytics/backoff.js';
+import type { BackoffPolicy } from '../../contracts/runtime/backoff.js';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';

@@ -7,7 +7,7 @@
 import { PutRecordsCommand, type KinesisClient, type PutRecordsResultEntry } from '@aws-sdk/client-kinesis';
 import { describeError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
-import { backoffDelayMs, sleep, type BackoffPolicy } from '../shared/analytics/backoff.js';
+import { backoffDelayMs, sleep, type BackoffPolicy } from '../../contracts/runtime/backoff.js';
 
 export const PUT_RECORDS_MAX_RECORDS = 500;
 export const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;

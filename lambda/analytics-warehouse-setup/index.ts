@@ -20,7 +20,7 @@ import { answerInternalError, entryPoint } from '../shared/entry-point.js';
 import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { sleep } from '../shared/analytics/backoff.js';
+import { sleep } from '../../contracts/runtime/backoff.js';
 import {
   DEFAULT_WAIT_MS,
   readWarehouseSetupConfig,

@@ -14,7 +14,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
-import { backoffDelayMs, sleep, type BackoffPolicy } from './backoff.js';
+import { backoffDelayMs, sleep, type BackoffPolicy } from '../../../contracts/runtime/backoff.js';
 import { isConditionalCheckFailure } from './dynamo-errors.js';
 import { pagesOf } from './dynamo-pages.js';
 

@@ -14,6 +14,7 @@
  * The continuous loop drains: it opens windows back to back while they find work, and pauses only
  * when the queue is empty or everything left is gated.
  */
+import { backoffDelayMs, type BackoffPolicy } from '../../../../contracts/runtime/backoff.js';
 import type { Log } from '../../../../contracts/runtime/logging.js';
 import { silentServiceLogger } from '../../../shared/logger.js';
 import { errorMessage } from '../../../../contracts/runtime/errors.js';
@@ -84,8 +85,7 @@ const MAX_DISPATCH_PAGES = 20;
 const MAX_REAP = 100;
 const MAX_ACTIVE = 1000;
 /** Retry back-off after a transient dispatch error: 5 s, 10 s, 20 s… at most 5 min. */
-const RETRY_BASE_MS = 5_000;
-const MAX_BACKOFF_MS = 300_000;
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 5_000, capMs: 300_000, jitter: 'none' };
 
 interface Lease {
   stop(): void;
@@ -94,7 +94,7 @@ interface Lease {
 
 /** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
 const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
-  Math.min(pollIntervalMs * 2 ** failures, 60_000);
+  backoffDelayMs(failures, { baseMs: pollIntervalMs, capMs: 60_000, jitter: 'none' });
 
 const emptyResult = (region: string, workerId: string): PassResult => ({
   region,
@@ -551,7 +551,7 @@ export class QueueWorker {
       this.log.warn({ job_id: job.job_id, error: reason }, 'queued job failed to dispatch');
       return;
     }
-    const backoff = Math.min(RETRY_BASE_MS * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
+    const backoff = backoffDelayMs(job.attempts - 1, RETRY_BACKOFF);
     const reason = `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; retrying)`;
     const back = await this.opts.store.tryTransition(job.job_id, {
       expect: claimOf(job),
