@@ -8,6 +8,7 @@
  * to the stream (ingest.ts: idempotent per batch; kinesis-writer.ts: retries within the deadline). The answer is
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
@@ -177,10 +178,10 @@ export function createHandlerFromEnv(
   options: EventsFromEnvOptions = {},
 ): EventsHandler {
   const config = readEventsConfig(env);
-  const dynamodb = options.dynamodb ?? new DynamoDBClient({});
+  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics-events' }));
   return createHandler({
     applications: new ApplicationStore(DynamoDBDocumentClient.from(dynamodb), config.applicationsTable),
-    kinesis: options.kinesis ?? new KinesisClient({}),
+    kinesis: options.kinesis ?? new KinesisClient(awsClientConfig({ component: 'analytics-events' })),
     streamName: config.streamName,
     persistence: new DynamoDBPersistenceLayer({
       tableName: config.idempotencyTable,

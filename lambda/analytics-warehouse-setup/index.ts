@@ -8,6 +8,7 @@
  *   running it; calling setup again (idempotent) completes the remaining steps;
  * - a step failed or the Data API refused → 502 naming the step with Redshift's error, shortened.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   DescribeStatementCommand,
@@ -199,7 +200,9 @@ export function createHandlerFromEnv(
 ): SetupHandler {
   const config = readWarehouseSetupConfig(env);
   return createHandler({
-    redshiftData: options.redshiftData ?? new RedshiftDataClient({}),
+    redshiftData:
+      options.redshiftData ??
+      new RedshiftDataClient(awsClientConfig({ component: 'analytics-warehouse-setup' })),
     warehouse: config.warehouse && { ...config.warehouse, streamName: config.streamName },
     waitMs: config.waitMs,
     ...(options.logger ? { logger: options.logger } : {}),

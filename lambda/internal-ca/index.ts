@@ -20,6 +20,7 @@
  *
  * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import {
   ACMClient,
   DeleteCertificateCommand,
@@ -421,8 +422,8 @@ export function createHandlerFromEnv(
   const { region } = readFunctionRegionConfig(env);
   return createHandler({
     region,
-    secrets: opts.secrets ?? new SecretsManagerClient({ region }),
-    acm: opts.acm ?? new ACMClient({ region }),
+    secrets: opts.secrets ?? new SecretsManagerClient(awsClientConfig({ component: 'internal-ca', region })),
+    acm: opts.acm ?? new ACMClient(awsClientConfig({ component: 'internal-ca', region })),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 }

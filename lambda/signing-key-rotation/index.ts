@@ -11,6 +11,7 @@
  * Because the new version still carries the old key as `previous`, verifiers (which accept current and
  * previous) keep accepting requests from signers that have not reloaded yet.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { PlatformError } from '../../contracts/runtime/errors.js';
 import { randomBytes } from 'node:crypto';
 import {
@@ -235,7 +236,8 @@ export function createHandlerFromEnv(
 ): RotationHandler {
   const { region } = readFunctionRegionConfig(env);
   return createHandler({
-    client: opts.client ?? new SecretsManagerClient({ region }),
+    client:
+      opts.client ?? new SecretsManagerClient(awsClientConfig({ component: 'signing-key-rotation', region })),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 }

@@ -4,6 +4,7 @@
  * the Cognito authorizer validated; the profile is found by a fixed mapping from one ID-token claim.
  * The URL is a bearer credential: it is returned to the caller and never logged.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   CreatePresignedDomainUrlCommand,
@@ -131,7 +132,11 @@ export function createHandlerFromEnv(
 ): StudioLoginHandler {
   const { region, ...settings } = readStudioLoginConfig(env);
   return createHandler({
-    sagemaker: opts.sagemaker ?? new SageMakerClient(region !== undefined ? { region } : {}),
+    sagemaker:
+      opts.sagemaker ??
+      new SageMakerClient(
+        awsClientConfig({ component: 'studio-login', ...(region !== undefined ? { region } : {}) }),
+      ),
     settings,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
