@@ -14,6 +14,7 @@
  * The continuous loop drains: it opens windows back to back while they find work, and pauses only
  * when the queue is empty or everything left is gated.
  */
+import { Semaphore } from '../../../../contracts/runtime/semaphore.js';
 import { backoffDelayMs, type BackoffPolicy } from '../../../../contracts/runtime/backoff.js';
 import type { Log } from '../../../../contracts/runtime/logging.js';
 import { silentServiceLogger } from '../../../shared/logger.js';
@@ -119,47 +120,6 @@ interface DrainLimits {
   window: number;
   /** performance.now() after which no new window opens. */
   until?: number;
-}
-
-/** A semaphore of Kubernetes applies: tasks past `size` wait in FIFO order for a slot. */
-class ApplySlots {
-  private active = 0;
-  private readonly queued: (() => void)[] = [];
-  private listeners: (() => void)[] = [];
-
-  constructor(readonly size: number) {}
-
-  /** Runs `task` as soon as a slot is free; settles with it. */
-  run(task: () => Promise<void>): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const start = () => {
-        this.active++;
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            this.active--;
-            this.queued.shift()?.();
-            const listeners = this.listeners;
-            this.listeners = [];
-            for (const listener of listeners) listener();
-          });
-      };
-      if (this.active < this.size) start();
-      else this.queued.push(start);
-    });
-  }
-
-  /** Waits until at least `n` slots (at most all of them) are free and nobody waits for one. */
-  async room(n: number): Promise<void> {
-    const wanted = Math.min(n, this.size);
-    while (this.size - this.active - this.queued.length < wanted) {
-      await new Promise<void>((resolve) => this.listeners.push(resolve));
-    }
-  }
-
-  idle(): Promise<void> {
-    return this.room(this.size);
-  }
 }
 
 export class QueueWorker {
@@ -321,7 +281,7 @@ export class QueueWorker {
    * Returns true when it stopped with work left (time is up), false when the queue ran dry or is gated.
    */
   private async dispatch(limits: DrainLimits, result: PassResult): Promise<boolean> {
-    const slots = new ApplySlots(this.concurrency);
+    const slots = new Semaphore(this.concurrency);
     const outcomes: Promise<Outcome>[] = [];
     // Jobs claimed here: an index entry that still lists one (GSIs lag) is not claimed again.
     const mine = new Set<string>();
