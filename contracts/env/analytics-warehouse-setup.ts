@@ -26,15 +26,13 @@ export interface WarehouseSetupConfig {
 }
 
 /** What a writer sets; a value left out takes the reader's default. */
-export interface WarehouseSetupEnvironmentSettings {
+export interface WarehouseSetupEnvironment {
   readonly streamName: string;
   readonly warehouse?: Omit<WarehouseSettings, 'database'> & Partial<Pick<WarehouseSettings, 'database'>>;
   readonly waitMs?: number;
 }
 
-export function warehouseSetupEnvironment(
-  settings: WarehouseSetupEnvironmentSettings,
-): Record<string, string> {
+export function warehouseSetupEnvironment(settings: WarehouseSetupEnvironment): Record<string, string> {
   const { warehouse } = settings;
   return envVariables({
     [EVENTS_STREAM_ENV]: settings.streamName,

@@ -6,6 +6,8 @@
  *
  * Each environment contract is one module that both writes the variables (for the CDK stacks and the
  * local platform) and reads them, so a renamed variable fails at compile time or in its round-trip test.
+ * Names say the side: `XxxEnvironment` is what a writer passes (values, may be CDK tokens), `XxxConfig`
+ * what a reader returns.
  */
 import { PlatformError } from '../runtime/errors.js';
 

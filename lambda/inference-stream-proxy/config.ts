@@ -7,7 +7,7 @@ import {
   proxyEnvironment,
   readProxyConfig,
   type ProxyConfig,
-  type ProxySettings,
+  type ProxyEnvironment,
 } from '../../contracts/env/proxy.js';
 
 /**
@@ -24,10 +24,10 @@ export interface InferenceProxyConfig extends ProxyConfig {
   readonly streamTimeoutMs: number;
 }
 
-export type InferenceProxySettings = ProxySettings &
+export type InferenceStreamProxyEnvironment = ProxyEnvironment &
   Partial<Pick<InferenceProxyConfig, 'headerTimeoutMs' | 'streamTimeoutMs'>>;
 
-export function inferenceProxyEnvironment(settings: InferenceProxySettings): Record<string, string> {
+export function inferenceProxyEnvironment(settings: InferenceStreamProxyEnvironment): Record<string, string> {
   return {
     ...proxyEnvironment(settings),
     ...envVariables({

@@ -11,7 +11,7 @@ import {
 } from '../../cluster/health-monitor/src/config.js';
 import {
   inferenceProxyEnvironment,
-  loadInferenceProxySettings,
+  loadInferenceProxyEnvConfig,
 } from '../../cluster/inference-proxy/src/config.js';
 import { createManifestProcessorFromEnv } from '../../cluster/manifest-processor/src/app.js';
 import {
@@ -147,7 +147,7 @@ describe('environment contracts round-trip: load(environment(v)) equals v', () =
       tablesRegion: 'us-east-2',
       dynamodbEndpoint: 'http://127.0.0.1:8000',
     };
-    expect(loadInferenceProxySettings(inferenceProxyEnvironment(v))).toEqual(v);
+    expect(loadInferenceProxyEnvConfig(inferenceProxyEnvironment(v))).toEqual(v);
   });
 });
 

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/envelope.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { createService, type Service } from '../../shared/service.js';
-import { loadInferenceProxySettings, type InferenceProxyConfig } from './config.js';
+import { loadInferenceProxyEnvConfig, type InferenceProxyConfig } from './config.js';
 import { createForwarder, createProxyInstruments } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
@@ -86,7 +86,7 @@ export async function createInferenceProxyFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: InferenceProxyOverrides = {},
 ): Promise<InferenceProxy> {
-  const settings = loadInferenceProxySettings(env);
+  const settings = loadInferenceProxyEnvConfig(env);
   const envelope = envelopeVerifierFromEnv(env, overrides.keys);
   const dynamodb =
     overrides.dynamodb ??
