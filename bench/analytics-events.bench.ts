@@ -17,7 +17,7 @@ import { tableName } from '../contracts/tables.js';
 import * as admin from '../lambda/analytics-admin/index.js';
 import * as events from '../lambda/analytics-events/index.js';
 import { validateEvent } from '../lambda/analytics-events/event-validation.js';
-import { discardingLogger } from '../lambda/shared/logger.js';
+import { silentServiceLogger } from '../cluster/shared/logger.js';
 import { lambdaContext } from '../test/support/lambda-context.js';
 import type { BenchFigure, BenchRun } from './figures.js';
 
@@ -86,7 +86,7 @@ export const run: BenchRun = async () => {
     };
     const adminHandler = admin.createHandlerFromEnv(env, {
       dynamodb: dynamo.client(),
-      logger: discardingLogger,
+      logger: silentServiceLogger(),
     });
     const created = await adminHandler(
       {
@@ -103,7 +103,7 @@ export const run: BenchRun = async () => {
     const handler = events.createHandlerFromEnv(env, {
       dynamodb: dynamo.client(),
       kinesis: kinesis.client(),
-      logger: discardingLogger,
+      logger: silentServiceLogger(),
     });
     const direct = kinesis.client();
     const send = (body: string) =>

@@ -12,7 +12,6 @@ import { createService } from '../cluster/shared/service.js';
 import { createHandler } from '../lambda/control-plane-proxy/index.js';
 import { staticTargetResolver, targetFactory } from '../lambda/shared/backend-target.js';
 import { EnvelopeVerifier, signEnvelope } from '../contracts/envelope/envelope.js';
-import { discardingLogger } from '../lambda/shared/logger.js';
 import type { ProxyEvent } from '../lambda/shared/proxy-request.js';
 import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 import { createLocalCa } from '../local/tls.js';
@@ -106,7 +105,7 @@ export const run: BenchRun = async () => {
     keys: staticKeySource({ current: KEY }),
     targets: staticTargetResolver(proxied),
     hostHeader: BACKEND_NAME,
-    logger: discardingLogger,
+    logger: silentPino(),
   });
   const context = {
     awsRequestId: 'bench',

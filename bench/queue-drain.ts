@@ -75,8 +75,8 @@ class CountingStore extends QueueStore {
     return new Promise((resolve) => (this.reached = resolve));
   }
 
-  override async tryTransition(jobId: string, t: Transition): Promise<boolean> {
-    const done = await super.tryTransition(jobId, t);
+  override async tryTransitionWithoutRead(jobId: string, t: Transition): Promise<boolean> {
+    const done = await super.tryTransitionWithoutRead(jobId, t);
     if (done && t.set.status === 'dispatched' && ++this.dispatched >= this.target) this.reached?.();
     return done;
   }

@@ -2,12 +2,14 @@
  * The errors `gco` reports and the exit code each one means (docs/cli.md, "Exit codes"):
  * 0 success, 1 the platform refused or failed the request, 2 bad usage, 3 discovery or credentials.
  */
+import { PlatformError } from '../contracts/runtime/errors.js';
+
 export const EXIT = { ok: 0, api: 1, usage: 2, environment: 3 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** An error with a message for the user, an optional hint (what to do next) and its exit code. */
-export abstract class CliError extends Error {
+export abstract class CliError extends PlatformError {
   abstract readonly exitCode: ExitCode;
 
   constructor(
@@ -15,12 +17,12 @@ export abstract class CliError extends Error {
     readonly hint?: string,
   ) {
     super(message);
-    this.name = new.target.name;
   }
 }
 
 /** The platform answered with an error status (or an operation it ran reported failures). */
 export class ApiError extends CliError {
+  override readonly name = 'ApiError';
   readonly exitCode = EXIT.api;
 
   constructor(
@@ -35,15 +37,18 @@ export class ApiError extends CliError {
 
 /** The command line (or an input file it names) is wrong. */
 export class UsageError extends CliError {
+  override readonly name = 'UsageError';
   readonly exitCode = EXIT.usage;
 }
 
 /** The platform's endpoints could not be found (CloudFormation, `.local/endpoints.json`). */
 export class DiscoveryError extends CliError {
+  override readonly name = 'DiscoveryError';
   readonly exitCode = EXIT.environment;
 }
 
 /** No usable AWS credentials. */
 export class CredentialsError extends CliError {
+  override readonly name = 'CredentialsError';
   readonly exitCode = EXIT.environment;
 }

@@ -4,6 +4,8 @@
  * or a connection that failed before any answer. Bounded, with exponential backoff and full jitter;
  * a `Retry-After` from the server is honoured up to the cap.
  */
+import { backoffDelayMs } from '../contracts/runtime/backoff.js';
+
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** Failures before any answer that another attempt may not see (resets, refused, timeouts, DNS hiccups). */
@@ -32,8 +34,7 @@ export function isRetryableNetworkError(error: unknown): boolean {
 
 /** Full jitter: a random delay up to base · 2^(attempt−1), capped. `attempt` is the one that failed (1-based). */
 export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
-  return Math.floor(random() * ceiling);
+  return backoffDelayMs(attempt - 1, policy, random);
 }
 
 /** A `Retry-After` header (seconds or an HTTP date) as milliseconds from now, capped; undefined if absent. */

@@ -14,7 +14,8 @@ import { createHandlerFromEnv as createEvents } from '../lambda/analytics-events
 import { warehouseSetupEnvironment } from '../contracts/env/analytics-warehouse-setup.js';
 import { createHandlerFromEnv as createSetup } from '../lambda/analytics-warehouse-setup/index.js';
 import { keyStoresEnvironment } from '../contracts/env/key-stores.js';
-import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { silentServiceLogger } from '../cluster/shared/logger.js';
+import { createLogger, type EdgeLogger } from '../lambda/shared/logger.js';
 import { ANALYTICS_TABLES, analyticsStreamName } from '../contracts/analytics-resources.js';
 import { analyticsApiDefinition } from '../contracts/api-routes.js';
 import type { PlatformConfig } from '../lib/config.js';
@@ -56,7 +57,7 @@ export async function startLocalAnalytics(opts: {
   const region = config.analyticsApi.region;
   const streamName = analyticsStreamName(project);
   const logger = (service: string): EdgeLogger =>
-    opts.logs === 'json' ? createLogger(service) : discardingLogger;
+    opts.logs === 'json' ? createLogger(service) : silentServiceLogger();
   const [dynamo, kinesis] = await Promise.all([
     startLocalDynamo({ project, region, tables: Object.values(ANALYTICS_TABLES) }),
     startLocalKinesis({ streams: [{ name: streamName, shardCount: 1 }], region }),

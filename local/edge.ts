@@ -9,7 +9,8 @@ import { aggregatorEnvironment } from '../contracts/env/aggregator.js';
 import { createHandlerFromEnv as createAggregator } from '../lambda/aggregator/index.js';
 import { createHandlerFromEnv as createControlPlaneProxy } from '../lambda/control-plane-proxy/index.js';
 import { createStreamingHandlerFromEnv as createInferenceProxy } from '../lambda/inference-stream-proxy/index.js';
-import { createLogger, discardingLogger, type EdgeLogger } from '../lambda/shared/logger.js';
+import { silentServiceLogger } from '../cluster/shared/logger.js';
+import { createLogger, type EdgeLogger } from '../lambda/shared/logger.js';
 import { proxyEnvironment } from '../contracts/env/proxy.js';
 import { streamifyResponse } from '../lambda/shared/streaming.js';
 import { globalApiDefinition, regionalApiDefinition, type RouteHandler } from '../contracts/api-routes.js';
@@ -141,7 +142,7 @@ function proxyLambdas(
 export async function startLocalEdge(opts: EdgeOptions): Promise<LocalEdge> {
   const { config } = opts;
   const logger = (service: string): EdgeLogger =>
-    opts.logs === 'json' ? createLogger(service) : discardingLogger;
+    opts.logs === 'json' ? createLogger(service) : silentServiceLogger();
   const started: ApiGatewayEmulator[] = [];
   const close = async () => {
     await Promise.all(started.map((api) => api.close().catch(() => undefined)));

@@ -8,6 +8,9 @@
  * request) and its documents stay buffered for the next flush; the buffer is bounded, the oldest
  * documents go first. Without a log group (METRICS_LOG_GROUP unset) `publish()` does nothing.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
+import type { Log } from '../../contracts/runtime/logging.js';
+import { namedErrorMessage } from '../../contracts/runtime/errors.js';
 import {
   CloudWatchLogsClient,
   CreateLogStreamCommand,
@@ -43,9 +46,7 @@ export interface MetricsSink {
   publish(values: MetricValues, certificate?: CertificateName): void;
 }
 
-export interface EmfPublisherLogger {
-  warn(obj: object, msg: string): void;
-}
+export type EmfPublisherLogger = Pick<Log, 'warn'>;
 
 export interface EmfPublisherOptions {
   config: EmfConfig;
@@ -76,7 +77,7 @@ function withEmfHeader(command: PutLogEventsCommand): PutLogEventsCommand {
 
 /** `Name: message`, cut short: enough to act on, never a request or a credential. */
 function boundedError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const text = namedErrorMessage(error);
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 
@@ -97,11 +98,15 @@ export class EmfPublisher implements MetricsSink {
       opts.config.logGroup === undefined
         ? undefined
         : (opts.client ??
-          new CloudWatchLogsClient({
-            region: opts.config.region,
+          new CloudWatchLogsClient(
             // Bounded: a hung call must fail the flush, never hold up the loop or the pod's shutdown.
-            requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
-          }));
+            awsClientConfig({
+              component: 'emf-publisher',
+              region: opts.config.region,
+              connectionTimeoutMs: 5_000,
+              requestTimeoutMs: 10_000,
+            }),
+          ));
     this.maxBuffered = opts.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     this.now = opts.now ?? Date.now;
     this.loop = new PollingLoop({

@@ -2,6 +2,7 @@
  * Error types every cluster service answers with. Bodies follow FastAPI: validation failures are
  * 422 `HTTPValidationError` (`{"detail":[ValidationError…]}`), every other error is `{"detail":"…"}`.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 
 export type LocSegment = string | number;
 
@@ -19,7 +20,8 @@ export interface HTTPValidationError {
 }
 
 /** An error with an HTTP status and a caller-safe `detail`. Thrown by handlers; rendered by the service. */
-export class HttpError extends Error {
+export class HttpError extends PlatformError {
+  override readonly name = 'HttpError';
   constructor(
     readonly statusCode: number,
     readonly detail: unknown,
@@ -27,16 +29,15 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(typeof detail === 'string' ? detail : `HTTP ${statusCode}`);
-    this.name = 'HttpError';
   }
 }
 
 /** 422 with FastAPI's shape; handlers throw it for checks a JSON schema cannot express. */
-export class RequestValidationError extends Error {
+export class RequestValidationError extends PlatformError {
+  override readonly name = 'RequestValidationError';
   readonly statusCode = 422;
   constructor(readonly items: ValidationErrorItem[]) {
     super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
-    this.name = 'RequestValidationError';
   }
 }
 

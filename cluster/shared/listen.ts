@@ -1,4 +1,5 @@
 /** Starts a service from its environment: host/port, then graceful shutdown on SIGTERM/SIGINT. */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -88,7 +89,7 @@ function reloadPeriodically(
       .catch((error: unknown) => {
         // The message names the secret and the problem, never a value (tls-secret.ts).
         service.app.log.warn(
-          { error: error instanceof Error ? error.message : String(error) },
+          { error: errorMessage(error) },
           'TLS certificate reload failed; keeping the current certificate',
         );
       })

@@ -1,32 +1,33 @@
-/** JSON logs (pino) with a request id on every line and secrets redacted from whatever gets logged. */
+/**
+ * JSON logs (pino) with a request id on every line, under the platform's logging policy
+ * (contracts/runtime/logging.ts): the LOG_LEVEL variable and the redaction list the Lambdas use too.
+ */
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import { EnvReader } from '../../contracts/env/reader.js';
+import { REDACTED, redactFields, resolveLogLevel } from '../../contracts/runtime/logging.js';
 
-/** Header and field paths that must never reach a log line. */
+/**
+ * Request headers as pino's request serializer may write them. Every other sensitive field is caught by
+ * name wherever it sits in a line's fields (redactFields).
+ */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-svc-signature"]',
   'req.headers["x-amz-security-token"]',
-  'headers.authorization',
-  'headers["x-svc-signature"]',
-  '*.secret',
-  '*.signingKey',
-  '*.password',
 ];
 
 export function loggerOptions(
   service: string,
   version: string,
-  level = new EnvReader(process.env).string('LOG_LEVEL', 'info'),
+  level: string = resolveLogLevel(process.env),
 ): LoggerOptions {
   return {
     level,
     base: { service, version },
     messageKey: 'message',
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    formatters: { level: (label) => ({ level: label }), log: (fields) => redactFields(fields) },
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
   };
 }
 
@@ -34,7 +35,10 @@ export function createLogger(service: string, version: string, level?: string): 
   return pino(loggerOptions(service, version, level));
 }
 
-/** A logger that writes nothing (tests, embedded use). */
+/**
+ * The one logger that writes nothing (tests, benchmarks, quiet local runs): a pino logger, so it serves a
+ * Fastify service and, being a `Log`, an edge handler alike.
+ */
 export function silentServiceLogger(): Logger {
   return pino({ level: 'silent' });
 }

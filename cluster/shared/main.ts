@@ -3,6 +3,7 @@
  * createXxxFromEnv(), then the listener with graceful shutdown. A startup failure is one clear JSON log
  * line and exit code 1, never a raw stack.
  */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import { listen } from './listen.js';
 import type { Service } from './service.js';
 import { loadTls } from './tls-secret.js';
@@ -20,7 +21,7 @@ export async function runService(entry: ServiceEntry, env: NodeJS.ProcessEnv = p
     const service = await entry.create(env);
     await listen(service, env, tls, tls ? entry.tlsPort : undefined);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     process.stderr.write(
       `${JSON.stringify({ level: 'fatal', service: entry.name, message: `startup failed: ${message}` })}\n`,
     );

@@ -1,14 +1,13 @@
+import { errorMessage } from '../../contracts/runtime/errors.js';
 /**
  * The background loop of every service: sequential passes (never overlapping), a pause between them, a
  * back-off after failures, optionally a limit of failures in a row after which the loop gives up (its
  * owner's readiness then fails), and a stop that awaits the pass in flight. Timers never keep the
  * process alive on their own.
  */
+import type { Log } from '../../contracts/runtime/logging.js';
 
-export interface PollingLoopLogger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type PollingLoopLogger = Pick<Log, 'warn' | 'error'>;
 
 export interface PollingLoopOptions {
   /** Names the loop in log lines. */
@@ -92,7 +91,7 @@ export class PollingLoop {
       this.failures = 0;
     } catch (error) {
       this.failures += 1;
-      this.failure = error instanceof Error ? error.message : String(error);
+      this.failure = errorMessage(error);
       const fields = { err: error, loop: this.opts.name, failures: this.failures };
       const limit = this.opts.maxConsecutiveFailures;
       if (limit !== undefined && this.failures >= limit) {

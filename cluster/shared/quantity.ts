@@ -3,6 +3,7 @@
  * suffix is binary SI (Ki…Ei), decimal SI (n u m k M G T P E) or a decimal exponent (e3, E-2).
  * Values are returned in base units as a JS number: cores for CPU, bytes for memory, devices for GPUs.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 
 const BINARY_SI: Record<string, number> = {
   Ki: 2 ** 10,
@@ -29,10 +30,10 @@ const DECIMAL_SI: Record<string, number> = {
 // The exponent form is tried before the bare `E` (exa) suffix: `1E3` is 1000, `1E` is 10^18.
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;
 
-export class QuantityError extends Error {
+export class QuantityError extends PlatformError {
+  override readonly name = 'QuantityError';
   constructor(readonly input: unknown) {
     super(`${JSON.stringify(input)} is not a valid Kubernetes quantity`);
-    this.name = 'QuantityError';
   }
 }
 

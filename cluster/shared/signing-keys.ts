@@ -4,6 +4,7 @@
  * refreshed on a verification miss, so a rotation reaches running pods without a restart. Locally and in
  * tests: SIGNING_KEYS / SIGNING_KEY.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EnvReader } from '../../contracts/env/reader.js';
 import { secretsManagerKeySource } from '../../contracts/runtime/secrets-key-source.js';
@@ -17,6 +18,8 @@ export function serviceKeySource(
   const secretId = read.optional('SIGNING_KEY_SECRET_ARN');
   if (!secretId) return keySourceFromEnv(env);
   const region = read.optional('AWS_REGION');
-  const secrets = client ?? new SecretsManagerClient(region ? { region } : {});
+  const secrets =
+    client ??
+    new SecretsManagerClient(awsClientConfig({ component: 'envelope-keys', ...(region ? { region } : {}) }));
   return secretsManagerKeySource(secrets, secretId);
 }

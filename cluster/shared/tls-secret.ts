@@ -5,6 +5,7 @@
  * from files (TLS_CERT_FILE/TLS_KEY_FILE). The key is read into memory only: no file on the
  * pod's read-only root file system, no Kubernetes Secret, and never a log line.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { readFileSync } from 'node:fs';
@@ -111,7 +112,9 @@ export async function loadTls(
     if (certFile || keyFile) {
       throw new Error('TLS_SECRET_ARN and TLS_CERT_FILE/TLS_KEY_FILE are exclusive: set one source');
     }
-    const secrets = client ?? new SecretsManagerClient(region ? { region } : {});
+    const secrets =
+      client ??
+      new SecretsManagerClient(awsClientConfig({ component: 'tls-secret', ...(region ? { region } : {}) }));
     return tlsFromSecret(secretId, secrets);
   }
   if (!certFile && !keyFile) return undefined;

@@ -33,14 +33,14 @@ export interface AggregatorConfig extends AggregatorSettings {
 type SsmDiscoverySettings = Extract<DiscoverySettings, { source: 'ssm' }>;
 
 /** What a writer sets; a value left out takes the reader's default. */
-export interface AggregatorEnvironmentSettings extends Partial<AggregatorSettings> {
+export interface AggregatorEnvironment extends Partial<AggregatorSettings> {
   readonly discovery:
     | Extract<DiscoverySettings, { source: 'env' }>
     | (Omit<SsmDiscoverySettings, 'cacheTtlSeconds'> &
         Partial<Pick<SsmDiscoverySettings, 'cacheTtlSeconds'>>);
 }
 
-export function aggregatorEnvironment(settings: AggregatorEnvironmentSettings): Record<string, string> {
+export function aggregatorEnvironment(settings: AggregatorEnvironment): Record<string, string> {
   const { discovery } = settings;
   return envVariables({
     ...(discovery.source === 'env'
@@ -97,7 +97,7 @@ function readDiscovery(r: EnvReader): DiscoverySettings | undefined {
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readAggregatorConfig(env: NodeJS.ProcessEnv): AggregatorConfig {
   const r = new EnvReader(env);
   const discovery = readDiscovery(r);

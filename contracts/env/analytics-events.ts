@@ -17,10 +17,10 @@ export interface EventsConfig {
 }
 
 /** What a writer sets; a value left out takes the reader's default. */
-export type EventsEnvironmentSettings = Omit<EventsConfig, 'idempotencyTtlSeconds'> &
+export type EventsEnvironment = Omit<EventsConfig, 'idempotencyTtlSeconds'> &
   Partial<Pick<EventsConfig, 'idempotencyTtlSeconds'>>;
 
-export function eventsEnvironment(settings: EventsEnvironmentSettings): Record<string, string> {
+export function eventsEnvironment(settings: EventsEnvironment): Record<string, string> {
   return envVariables({
     [ANALYTICS_TABLES.applications.envVar]: settings.applicationsTable,
     [ANALYTICS_TABLES.idempotency.envVar]: settings.idempotencyTable,
@@ -29,7 +29,7 @@ export function eventsEnvironment(settings: EventsEnvironmentSettings): Record<s
   });
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const r = new EnvReader(env);
   const applicationsTable = readTableName(r, ANALYTICS_TABLES.applications);

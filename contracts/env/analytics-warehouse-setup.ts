@@ -26,15 +26,13 @@ export interface WarehouseSetupConfig {
 }
 
 /** What a writer sets; a value left out takes the reader's default. */
-export interface WarehouseSetupEnvironmentSettings {
+export interface WarehouseSetupEnvironment {
   readonly streamName: string;
   readonly warehouse?: Omit<WarehouseSettings, 'database'> & Partial<Pick<WarehouseSettings, 'database'>>;
   readonly waitMs?: number;
 }
 
-export function warehouseSetupEnvironment(
-  settings: WarehouseSetupEnvironmentSettings,
-): Record<string, string> {
+export function warehouseSetupEnvironment(settings: WarehouseSetupEnvironment): Record<string, string> {
   const { warehouse } = settings;
   return envVariables({
     [EVENTS_STREAM_ENV]: settings.streamName,
@@ -60,7 +58,7 @@ function readWarehouse(r: EnvReader): WarehouseSettings | undefined {
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readWarehouseSetupConfig(env: NodeJS.ProcessEnv): WarehouseSetupConfig {
   const r = new EnvReader(env);
   const streamName = readEventsStreamName(r);

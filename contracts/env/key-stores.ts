@@ -19,7 +19,7 @@ export function keyStoresEnvironment(config: KeyStoresConfig): Record<string, st
   });
 }
 
-/** Throws a ConfigError naming every missing table variable. */
+/** Throws an EnvironmentError naming every missing table variable. */
 export function readKeyStoresConfig(env: NodeJS.ProcessEnv): KeyStoresConfig {
   const r = new EnvReader(env);
   const applicationsTable = readTableName(r, ANALYTICS_TABLES.applications);

@@ -33,11 +33,11 @@ export interface ProxyConfig {
 }
 
 /** What a writer sets; a value left out takes the reader's default. */
-export type ProxySettings = Omit<ProxyConfig, 'backendPort' | 'albCacheTtlMs'> &
+export type ProxyEnvironment = Omit<ProxyConfig, 'backendPort' | 'albCacheTtlMs'> &
   Partial<Pick<ProxyConfig, 'backendPort' | 'albCacheTtlMs'>>;
 
 /** The proxies' variables for `settings` (values may be CDK tokens). */
-export function proxyEnvironment(settings: ProxySettings): Record<string, string> {
+export function proxyEnvironment(settings: ProxyEnvironment): Record<string, string> {
   return envVariables({
     MODE: settings.mode,
     BACKEND_HOSTNAME: settings.backendHostname,

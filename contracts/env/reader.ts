@@ -6,10 +6,13 @@
  *
  * Each environment contract is one module that both writes the variables (for the CDK stacks and the
  * local platform) and reads them, so a renamed variable fails at compile time or in its round-trip test.
+ * Names say the side: `XxxEnvironment` is what a writer passes (values, may be CDK tokens), `XxxConfig`
+ * what a reader returns.
  */
+import { PlatformError } from '../runtime/errors.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+export class EnvironmentError extends PlatformError {
+  override readonly name = 'EnvironmentError';
 
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n- ${problems.join('\n- ')}`);
@@ -119,9 +122,9 @@ export class EnvReader {
     return value;
   }
 
-  /** Throws a ConfigError listing every problem seen so far. */
+  /** Throws an EnvironmentError listing every problem seen so far. */
   finish(): void {
-    if (this.found.length > 0) throw new ConfigError(this.found);
+    if (this.found.length > 0) throw new EnvironmentError(this.found);
   }
 
   private numeric(name: string, fallback: number, bounds: Bounds, integer: boolean): number {

@@ -25,10 +25,10 @@ export interface StudioLoginConfig extends StudioLoginSettings {
 }
 
 /** What a writer sets; a value left out takes the reader's default. */
-export type StudioLoginEnvironmentSettings = Pick<StudioLoginConfig, 'domainId' | 'region'> &
+export type StudioLoginEnvironment = Pick<StudioLoginConfig, 'domainId' | 'region'> &
   Partial<Omit<StudioLoginConfig, 'domainId' | 'region'>>;
 
-export function studioLoginEnvironment(settings: StudioLoginEnvironmentSettings): Record<string, string> {
+export function studioLoginEnvironment(settings: StudioLoginEnvironment): Record<string, string> {
   return envVariables({
     STUDIO_DOMAIN_ID: settings.domainId,
     STUDIO_PROFILE_CLAIM: settings.profileClaim,
@@ -38,7 +38,7 @@ export function studioLoginEnvironment(settings: StudioLoginEnvironmentSettings)
   });
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readStudioLoginConfig(env: NodeJS.ProcessEnv): StudioLoginConfig {
   const r = new EnvReader(env);
   const domainId = r.required('STUDIO_DOMAIN_ID', 'the SageMaker Studio domain');

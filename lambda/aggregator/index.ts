@@ -3,6 +3,7 @@
  * in parallel with SigV4 from its own role, and merges the answers by region. A failed or slow region
  * is reported in place of its answer; it never fails or empties the whole answer.
  */
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
@@ -227,13 +228,16 @@ async function aggregate(
   const failed = logFailedRegions(ctx.logger, results);
   // No region succeeded: the status says so, and the merged view still says why, region by region.
   const outcome = aggregateOutcome(results, path === HEALTH_PATH ? 'health' : 'other');
-  ctx.logger.info('aggregate answered', {
-    route: `${event.httpMethod.toUpperCase()} ${path}`,
-    status: outcome.statusCode,
-    regions: Object.keys(results).length,
-    failed_regions: failed,
-    duration_ms: Math.round(performance.now() - started),
-  });
+  ctx.logger.info(
+    {
+      route: `${event.httpMethod.toUpperCase()} ${path}`,
+      status: outcome.statusCode,
+      regions: Object.keys(results).length,
+      failed_regions: failed,
+      duration_ms: Math.round(performance.now() - started),
+    },
+    'aggregate answered',
+  );
   return boundedAnswer(
     ctx.logger,
     respond(
@@ -292,10 +296,13 @@ async function discoverRegions(
   try {
     discovered = await within(remaining(), (signal) => ctx.discovery.discover(signal));
   } catch (error) {
-    ctx.logger.error('regional API discovery failed', {
-      source: ctx.discovery.source,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    ctx.logger.error(
+      {
+        source: ctx.discovery.source,
+        error: errorMessage(error),
+      },
+      'regional API discovery failed',
+    );
     if (ctx.expectedRegions.length === 0) {
       return message(503, 'Regional APIs could not be discovered; try again later');
     }
@@ -313,12 +320,15 @@ function logFailedRegions(logger: EdgeLogger, results: Record<string, RegionResu
   const failed = Object.keys(results).filter((r) => !results[r]?.ok);
   for (const region of failed) {
     const result = results[region];
-    logger.warn('region failed', {
-      region,
-      status: result?.status ?? null,
-      error: result?.error ?? null,
-      duration_ms: result?.duration_ms ?? 0,
-    });
+    logger.warn(
+      {
+        region,
+        status: result?.status ?? null,
+        error: result?.error ?? null,
+        duration_ms: result?.duration_ms ?? 0,
+      },
+      'region failed',
+    );
   }
   return failed;
 }
@@ -326,7 +336,7 @@ function logFailedRegions(logger: EdgeLogger, results: Record<string, RegionResu
 /** The answer, or a 500 when it would not fit in Lambda's response limit. */
 function boundedAnswer(logger: EdgeLogger, response: Answer): Answer {
   if (Buffer.byteLength(response.body) > MAX_RESPONSE_BYTES) {
-    logger.error('merged answer too large', { bytes: Buffer.byteLength(response.body) });
+    logger.error({ bytes: Buffer.byteLength(response.body) }, 'merged answer too large');
     return message(
       500,
       'The merged answer exceeds the Lambda response limit; request fewer jobs per region (limit)',
@@ -354,9 +364,12 @@ export function createHandlerFromEnv(
     discovery: discoveryFor(config.discovery, {
       ...(opts.ssmClient ? { ssmClient: opts.ssmClient } : {}),
       onStale: (error) =>
-        logger.warn('regional API discovery refresh failed; serving the cached list', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
+        logger.warn(
+          {
+            error: errorMessage(error),
+          },
+          'regional API discovery refresh failed; serving the cached list',
+        ),
     }),
     credentials: opts.credentials ?? roleCredentials(),
     settings: config,

@@ -7,7 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { API_KEY_ID_PARAM, APPLICATION_ID_PARAM } from '../../contracts/api-routes.js';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
-import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { enabledInput, namedInput, pathId } from '../shared/analytics/admin-input.js';
@@ -96,15 +96,15 @@ export function createHandler(deps: AdminDeps): AdminHandler {
     };
     try {
       const methods = ADMIN_ROUTES[event.resource];
-      if (methods === undefined) throw new ApiError(404, 'Not found', 'unknown_route');
+      if (methods === undefined) throw new EdgeHttpError(404, 'Not found', 'unknown_route');
       const operation = methods[event.httpMethod];
       if (operation === undefined) {
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+        throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
           allow: Object.keys(methods).join(', '),
         });
       }
       const body = await operation(ops, event);
-      logger.info('admin request', { ...fields, status: 200, duration_ms: Date.now() - started });
+      logger.info({ ...fields, status: 200, duration_ms: Date.now() - started }, 'admin request');
       return jsonResult(200, body);
     } catch (error) {
       return errorResult(requestFailure(error, { logger, label: 'admin request', started, fields }));

@@ -4,7 +4,7 @@
  * {Enabled}, and a plain JSON string for deletions. Failures are ApiErrors (400/404) the handler turns into `{"message"}`.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../shared/errors.js';
+import { EdgeHttpError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
 import type { NamedInput } from '../shared/analytics/admin-input.js';
 import { generateApiKey, hashApiKey, maskApiKey } from '../shared/analytics/api-keys.js';
@@ -37,9 +37,13 @@ export interface AdminOperationsDeps {
 const DEFAULT_KEY_INDEX_WAIT_MS = 5_000;
 
 const applicationNotFound = (id: string) =>
-  new ApiError(404, `Application ${id} not found`, 'application_not_found');
+  new EdgeHttpError(404, `Application ${id} not found`, 'application_not_found');
 const keyNotFound = (applicationId: string, apiKeyId: string) =>
-  new ApiError(404, `Authorization ${apiKeyId} not found in application ${applicationId}`, 'key_not_found');
+  new EdgeHttpError(
+    404,
+    `Authorization ${apiKeyId} not found in application ${applicationId}`,
+    'key_not_found',
+  );
 
 /** The API's Authorization: the masked value unless the full one is given (creation only). */
 function authorization(item: ApiKeyItem, fullValue?: string): Authorization {
@@ -110,11 +114,14 @@ export class AdminOperations {
   async deleteApplication(applicationId: string): Promise<string> {
     const existed = await this.deps.applications.delete(applicationId);
     const keys = await this.deps.apiKeys.deleteAll(applicationId);
-    this.deps.logger.info('application deleted', {
-      application_id: applicationId,
-      existed,
-      keys_deleted: keys,
-    });
+    this.deps.logger.info(
+      {
+        application_id: applicationId,
+        existed,
+        keys_deleted: keys,
+      },
+      'application deleted',
+    );
     if (!existed) throw applicationNotFound(applicationId);
     return `Deleted application ${applicationId}`;
   }
@@ -147,13 +154,16 @@ export class AdminOperations {
     }
     const waitMs = this.deps.keyIndexWaitMs ?? DEFAULT_KEY_INDEX_WAIT_MS;
     if (!(await this.deps.apiKeys.awaitIndexed(item.ApiKeyHash, item.ApiKeyId, waitMs))) {
-      this.deps.logger.warn('api key not yet visible to the authorizer', {
-        application_id: applicationId,
-        api_key_id: item.ApiKeyId,
-        waited_ms: waitMs,
-      });
+      this.deps.logger.warn(
+        {
+          application_id: applicationId,
+          api_key_id: item.ApiKeyId,
+          waited_ms: waitMs,
+        },
+        'api key not yet visible to the authorizer',
+      );
     }
-    this.deps.logger.info('api key created', { application_id: applicationId, api_key_id: item.ApiKeyId });
+    this.deps.logger.info({ application_id: applicationId, api_key_id: item.ApiKeyId }, 'api key created');
     return authorization(item, value);
   }
 
@@ -178,18 +188,21 @@ export class AdminOperations {
   ): Promise<{ Enabled: boolean }> {
     const found = await this.deps.apiKeys.setEnabled(applicationId, apiKeyId, enabled, this.timestamp());
     if (!found) throw keyNotFound(applicationId, apiKeyId);
-    this.deps.logger.info('api key updated', {
-      application_id: applicationId,
-      api_key_id: apiKeyId,
-      enabled,
-    });
+    this.deps.logger.info(
+      {
+        application_id: applicationId,
+        api_key_id: apiKeyId,
+        enabled,
+      },
+      'api key updated',
+    );
     return { Enabled: enabled };
   }
 
   async deleteAuthorization(applicationId: string, apiKeyId: string): Promise<string> {
     if (!(await this.deps.apiKeys.delete(applicationId, apiKeyId)))
       throw keyNotFound(applicationId, apiKeyId);
-    this.deps.logger.info('api key deleted', { application_id: applicationId, api_key_id: apiKeyId });
+    this.deps.logger.info({ application_id: applicationId, api_key_id: apiKeyId }, 'api key deleted');
     return `Deleted authorization ${apiKeyId}`;
   }
 }

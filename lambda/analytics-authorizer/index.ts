@@ -14,6 +14,7 @@
  *   caches nothing, so a transient outage does not lock a valid key out for the TTL.
  * The key is never logged; a 6-character prefix of its hash identifies attempts in the logs.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { entryPoint } from '../shared/entry-point.js';
@@ -39,7 +40,7 @@ export type AuthorizerHandler = (
 ) => Promise<APIGatewayAuthorizerResult>;
 
 /** Thrown when a lookup fails: deliberately not 'Unauthorized', so API Gateway answers 500 uncached. */
-export class AuthorizerUnavailableError extends Error {
+export class AuthorizerUnavailableError extends PlatformError {
   override readonly name = 'AuthorizerUnavailableError';
 }
 
@@ -58,7 +59,7 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
     const started = Date.now();
     const log = { request_id: event.requestContext?.requestId };
     const deny = (reason: string, fields: Record<string, unknown> = {}): never => {
-      logger.warn('api key refused', { ...log, reason, ...fields, duration_ms: Date.now() - started });
+      logger.warn({ ...log, reason, ...fields, duration_ms: Date.now() - started }, 'api key refused');
       throw new Error(UNAUTHORIZED);
     };
 
@@ -86,23 +87,29 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
         identity = { applicationId: ref.ApplicationId, apiKeyId: ref.ApiKeyId };
       }
     } catch (error) {
-      logger.error('api key lookup failed', {
-        ...log,
-        key_fingerprint: fingerprint,
-        duration_ms: Date.now() - started,
-        ...describeError(error),
-      });
+      logger.error(
+        {
+          ...log,
+          key_fingerprint: fingerprint,
+          duration_ms: Date.now() - started,
+          ...describeError(error),
+        },
+        'api key lookup failed',
+      );
       throw new AuthorizerUnavailableError('API key lookup failed', { cause: error });
     }
     if (identity !== undefined && (refusal === 'key_disabled' || refusal === 'application_deleted')) {
-      logger.warn('api key refused', {
-        ...log,
-        reason: refusal,
-        key_fingerprint: fingerprint,
-        application_id: identity.applicationId,
-        api_key_id: identity.apiKeyId,
-        duration_ms: Date.now() - started,
-      });
+      logger.warn(
+        {
+          ...log,
+          reason: refusal,
+          key_fingerprint: fingerprint,
+          application_id: identity.applicationId,
+          api_key_id: identity.apiKeyId,
+          duration_ms: Date.now() - started,
+        },
+        'api key refused',
+      );
       return denyPolicy(event.methodArn, identity);
     }
     if (refusal !== undefined || identity === undefined) {
@@ -113,12 +120,15 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
       });
     }
     const result = allowPolicy(event.methodArn, identity);
-    logger.info('api key accepted', {
-      ...log,
-      application_id: identity.applicationId,
-      api_key_id: identity.apiKeyId,
-      duration_ms: Date.now() - started,
-    });
+    logger.info(
+      {
+        ...log,
+        application_id: identity.applicationId,
+        api_key_id: identity.apiKeyId,
+        duration_ms: Date.now() - started,
+      },
+      'api key accepted',
+    );
     return result;
   };
 }

@@ -8,6 +8,7 @@
  * to the stream (ingest.ts: idempotent per batch; kinesis-writer.ts: retries within the deadline). The answer is
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
@@ -18,14 +19,14 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { APPLICATION_ID_PARAM } from '../../contracts/api-routes.js';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
-import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { pathId } from '../shared/analytics/admin-input.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../shared/analytics/http.js';
 import { canonicalUuid } from '../shared/analytics/ids.js';
-import type { BackoffPolicy } from '../shared/analytics/backoff.js';
+import type { BackoffPolicy } from '../../contracts/runtime/backoff.js';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
@@ -59,7 +60,7 @@ export interface EventsDeps {
   backoff?: BackoffPolicy;
 }
 
-const forbidden = (reason: string) => new ApiError(403, 'Forbidden', reason);
+const forbidden = (reason: string) => new EdgeHttpError(403, 'Forbidden', reason);
 
 /**
  * The key a batch's events are under: the API's `Events`, or `events` as the game clients of the
@@ -69,18 +70,19 @@ const BATCH_KEYS = ['Events', 'events'] as const;
 
 /** `{"Events":[…]}` or `{"events":[…]}` with 1–500 entries; the entries are judged one by one later. */
 function eventsOf(body: unknown): unknown[] {
-  if (!isPlainObject(body)) throw new ApiError(400, 'Request body must be a JSON object', 'body_not_object');
+  if (!isPlainObject(body))
+    throw new EdgeHttpError(400, 'Request body must be a JSON object', 'body_not_object');
   const present = BATCH_KEYS.filter((k) => Object.hasOwn(body, k));
   if (present.length > 1) {
-    throw new ApiError(400, 'Send the events as Events or as events, not both', 'both_batch_keys');
+    throw new EdgeHttpError(400, 'Send the events as Events or as events, not both', 'both_batch_keys');
   }
   const key = present[0] ?? 'Events';
   rejectUnknownFields(body, [key]);
   const events = body[key];
-  if (events === undefined) throw new ApiError(400, `${key} is required`, 'invalid_field');
-  if (!Array.isArray(events)) throw new ApiError(400, `${key} must be an array`, 'invalid_field');
+  if (events === undefined) throw new EdgeHttpError(400, `${key} is required`, 'invalid_field');
+  if (!Array.isArray(events)) throw new EdgeHttpError(400, `${key} must be an array`, 'invalid_field');
   if (events.length < 1 || events.length > MAX_EVENTS) {
-    throw new ApiError(400, `${key} must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
+    throw new EdgeHttpError(400, `${key} must contain 1 to ${MAX_EVENTS} events`, 'invalid_field');
   }
   return events;
 }
@@ -107,7 +109,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
     const log: Record<string, unknown> = { request_id: event.requestContext.requestId };
     try {
       if (event.httpMethod !== 'POST')
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+        throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
       const applicationId = pathId(event.pathParameters, APPLICATION_ID_PARAM);
       log['application_id'] = applicationId;
       const authorized = event.requestContext.authorizer?.['applicationId'];
@@ -117,7 +119,11 @@ export function createHandler(deps: EventsDeps): EventsHandler {
       log['api_key_id'] = event.requestContext.authorizer?.['apiKeyId'];
       const bytes = rawBody(event);
       if (bytes.length > MAX_BODY_BYTES) {
-        throw new ApiError(413, `Request body too large (at most ${MAX_BODY_BYTES} bytes)`, 'body_too_large');
+        throw new EdgeHttpError(
+          413,
+          `Request body too large (at most ${MAX_BODY_BYTES} bytes)`,
+          'body_too_large',
+        );
       }
       if (!(await deps.applications.exists(applicationId))) throw forbidden('application_deleted');
       const events = eventsOf(parseJsonBody(bytes));
@@ -129,15 +135,18 @@ export function createHandler(deps: EventsDeps): EventsHandler {
         deadline,
         lambdaContext: context,
       });
-      logger.info('events batch', {
-        ...log,
-        status: 200,
-        total: result.Total,
-        failed: result.FailedRecordCount,
-        rounds_run: roundsRun,
-        replayed: roundsRun === 0,
-        duration_ms: Date.now() - started,
-      });
+      logger.info(
+        {
+          ...log,
+          status: 200,
+          total: result.Total,
+          failed: result.FailedRecordCount,
+          rounds_run: roundsRun,
+          replayed: roundsRun === 0,
+          duration_ms: Date.now() - started,
+        },
+        'events batch',
+      );
       return jsonResult(200, result);
     } catch (error) {
       const failure = error instanceof IdempotencyAlreadyInProgressError ? inProgress(error) : error;
@@ -147,8 +156,8 @@ export function createHandler(deps: EventsDeps): EventsHandler {
 }
 
 /** The same batch is being written by another invocation right now: the caller should retry shortly. */
-function inProgress(cause: IdempotencyAlreadyInProgressError): ApiError {
-  return new ApiError(
+function inProgress(cause: IdempotencyAlreadyInProgressError): EdgeHttpError {
+  return new EdgeHttpError(
     409,
     'An identical batch is being processed; retry later',
     'batch_in_progress',
@@ -169,10 +178,10 @@ export function createHandlerFromEnv(
   options: EventsFromEnvOptions = {},
 ): EventsHandler {
   const config = readEventsConfig(env);
-  const dynamodb = options.dynamodb ?? new DynamoDBClient({});
+  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics-events' }));
   return createHandler({
     applications: new ApplicationStore(DynamoDBDocumentClient.from(dynamodb), config.applicationsTable),
-    kinesis: options.kinesis ?? new KinesisClient({}),
+    kinesis: options.kinesis ?? new KinesisClient(awsClientConfig({ component: 'analytics-events' })),
     streamName: config.streamName,
     persistence: new DynamoDBPersistenceLayer({
       tableName: config.idempotencyTable,

@@ -110,11 +110,14 @@ export class BatchIngestor {
     } catch (error) {
       // The events are in the stream but the answer could not be stored: still answer what happened.
       if (fresh !== undefined && error instanceof IdempotencyPersistenceLayerError) {
-        this.deps.logger.error('batch written but its idempotency record was not saved', {
-          application_id: input.applicationId,
-          round,
-          ...describeError(error),
-        });
+        this.deps.logger.error(
+          {
+            application_id: input.applicationId,
+            round,
+            ...describeError(error),
+          },
+          'batch written but its idempotency record was not saved',
+        );
         return { result: fresh, fresh: true };
       }
       throw error;

@@ -7,7 +7,7 @@
 import { PutRecordsCommand, type KinesisClient, type PutRecordsResultEntry } from '@aws-sdk/client-kinesis';
 import { describeError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
-import { backoffDelayMs, sleep, type BackoffPolicy } from '../shared/analytics/backoff.js';
+import { backoffDelayMs, sleep, type BackoffPolicy } from '../../contracts/runtime/backoff.js';
 
 export const PUT_RECORDS_MAX_RECORDS = 500;
 export const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;
@@ -137,12 +137,15 @@ export class KinesisWriter {
       outcomes.set(record.index, { ok: false, code: lastCode.get(record.index) ?? 'InternalFailure' });
     }
     if (pending.length > 0 || calls > chunkRecords(records).length) {
-      this.logger.warn('stream writes retried', {
-        stream: this.streamName,
-        records: records.length,
-        put_records_calls: calls,
-        unwritten: pending.length,
-      });
+      this.logger.warn(
+        {
+          stream: this.streamName,
+          records: records.length,
+          put_records_calls: calls,
+          unwritten: pending.length,
+        },
+        'stream writes retried',
+      );
     }
     return outcomes;
   }
@@ -165,8 +168,8 @@ export class KinesisWriter {
     } catch (error) {
       const { code, retryable } = classifyCallError(error);
       const fields = { stream: this.streamName, records: chunk.length, retryable, ...describeError(error) };
-      if (retryable) this.logger.warn('PutRecords call failed', fields);
-      else this.logger.error('PutRecords call failed', fields);
+      if (retryable) this.logger.warn(fields, 'PutRecords call failed');
+      else this.logger.error(fields, 'PutRecords call failed');
       return chunk.map((record) => ({ record, code, retryable }));
     }
   }

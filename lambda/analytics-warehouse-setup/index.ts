@@ -8,6 +8,8 @@
  *   running it; calling setup again (idempotent) completes the remaining steps;
  * - a step failed or the Data API refused → 502 naming the step with Redshift's error, shortened.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   DescribeStatementCommand,
   ExecuteStatementCommand,
@@ -16,10 +18,10 @@ import {
 } from '@aws-sdk/client-redshift-data';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { answerInternalError, entryPoint } from '../shared/entry-point.js';
-import { ApiError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
+import { EdgeHttpError, errorResult, MESSAGES, requestFailure } from '../shared/errors.js';
 import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
-import { sleep } from '../shared/analytics/backoff.js';
+import { sleep } from '../../contracts/runtime/backoff.js';
 import {
   DEFAULT_WAIT_MS,
   readWarehouseSetupConfig,
@@ -92,15 +94,16 @@ async function setup(
   const log = { request_id: event.requestContext?.requestId, resource: event.resource };
   const { logger } = run;
   try {
-    if (event.httpMethod !== 'POST') throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
+    if (event.httpMethod !== 'POST')
+      throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed');
     const warehouse = run.warehouse;
-    if (warehouse === undefined) throw new ApiError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
+    if (warehouse === undefined) throw new EdgeHttpError(400, NOT_CONFIGURED_MESSAGE, 'not_configured');
     const steps = setupStatements(warehouse.streamName, warehouse.streamRoleArn);
     for (const [i, step] of steps.entries()) {
       const outcome = await runStep(run, warehouse, step, deadline);
       if (outcome.state === 'running') {
         const last = i === steps.length - 1;
-        logger.info('warehouse setup continues', { ...log, step: step.name, status: 202 });
+        logger.info({ ...log, step: step.name, status: 202 }, 'warehouse setup continues');
         return jsonResult(202, {
           message: last
             ? `Warehouse setup continues asynchronously in Redshift (${step.name})`
@@ -108,9 +111,9 @@ async function setup(
           StatementId: outcome.statementId,
         });
       }
-      logger.info('warehouse setup step done', { ...log, step: step.name });
+      logger.info({ ...log, step: step.name }, 'warehouse setup step done');
     }
-    logger.info('warehouse setup finished', { ...log, status: 200, duration_ms: Date.now() - started });
+    logger.info({ ...log, status: 200, duration_ms: Date.now() - started }, 'warehouse setup finished');
     return jsonResult(200, {});
   } catch (error) {
     return errorResult(requestFailure(error, { logger, label: 'warehouse setup', started, fields: log }));
@@ -145,10 +148,10 @@ async function runStep(
       await sleep(poll);
     }
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof EdgeHttpError) throw error;
     const name = error instanceof Error ? error.name : 'Error';
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ApiError(
+    const message = errorMessage(error);
+    throw new EdgeHttpError(
       502,
       shorten(`Warehouse setup failed at the ${step.name}: ${name}: ${message}`),
       'data_api_error',
@@ -170,14 +173,18 @@ function statementDone(
   if (status === 'FINISHED') return true;
   if (status === 'FAILED' && step.alreadyExistsIsDone && /already exists/i.test(failure ?? '')) return true;
   if (status === 'FAILED' || status === 'ABORTED') {
-    throw new ApiError(
+    throw new EdgeHttpError(
       502,
       shorten(`Warehouse setup failed at the ${step.name}: ${failure ?? status.toLowerCase()}`),
       'statement_failed',
     );
   }
   if (!RUNNING.has(status ?? '')) {
-    throw new ApiError(502, `Warehouse setup: unexpected statement status ${status}`, 'statement_status');
+    throw new EdgeHttpError(
+      502,
+      `Warehouse setup: unexpected statement status ${status}`,
+      'statement_status',
+    );
   }
   return false;
 }
@@ -193,7 +200,9 @@ export function createHandlerFromEnv(
 ): SetupHandler {
   const config = readWarehouseSetupConfig(env);
   return createHandler({
-    redshiftData: options.redshiftData ?? new RedshiftDataClient({}),
+    redshiftData:
+      options.redshiftData ??
+      new RedshiftDataClient(awsClientConfig({ component: 'analytics-warehouse-setup' })),
     warehouse: config.warehouse && { ...config.warehouse, streamName: config.streamName },
     waitMs: config.waitMs,
     ...(options.logger ? { logger: options.logger } : {}),

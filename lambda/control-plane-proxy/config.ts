@@ -7,7 +7,7 @@ import {
   proxyEnvironment,
   readProxyConfig,
   type ProxyConfig,
-  type ProxySettings,
+  type ProxyEnvironment,
 } from '../../contracts/env/proxy.js';
 
 /** The integration times out at 29 s, so the proxy gives up at 28 s and answers 504 itself. */
@@ -20,10 +20,10 @@ export interface ControlPlaneProxyConfig extends ProxyConfig {
   readonly maxResponseBytes: number;
 }
 
-export type ControlPlaneProxySettings = ProxySettings &
+export type ControlPlaneProxyEnvironment = ProxyEnvironment &
   Partial<Pick<ControlPlaneProxyConfig, 'forwardTimeoutMs' | 'maxResponseBytes'>>;
 
-export function controlPlaneProxyEnvironment(settings: ControlPlaneProxySettings): Record<string, string> {
+export function controlPlaneProxyEnvironment(settings: ControlPlaneProxyEnvironment): Record<string, string> {
   return {
     ...proxyEnvironment(settings),
     ...envVariables({
@@ -33,7 +33,7 @@ export function controlPlaneProxyEnvironment(settings: ControlPlaneProxySettings
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readControlPlaneProxyConfig(
   env: NodeJS.ProcessEnv,
   readFile?: (path: string) => string,

@@ -63,12 +63,15 @@ export function createHandler(deps: ControlPlaneProxyDeps): ControlPlaneHandler 
         timeoutMs: budgetMs(forwardTimeoutMs, context),
         maxResponseBytes,
       });
-      logger.info('forwarded', {
-        ...fields,
-        status: res.statusCode,
-        backend: target.host,
-        duration_ms: Date.now() - started,
-      });
+      logger.info(
+        {
+          ...fields,
+          status: res.statusCode,
+          backend: target.host,
+          duration_ms: Date.now() - started,
+        },
+        'forwarded',
+      );
       return toResult(res);
     } catch (error) {
       return errorResult(requestFailure(error, { logger, label: 'request', started, fields }));

@@ -7,7 +7,7 @@ import {
   proxyEnvironment,
   readProxyConfig,
   type ProxyConfig,
-  type ProxySettings,
+  type ProxyEnvironment,
 } from '../../contracts/env/proxy.js';
 
 /**
@@ -24,10 +24,10 @@ export interface InferenceProxyConfig extends ProxyConfig {
   readonly streamTimeoutMs: number;
 }
 
-export type InferenceProxySettings = ProxySettings &
+export type InferenceStreamProxyEnvironment = ProxyEnvironment &
   Partial<Pick<InferenceProxyConfig, 'headerTimeoutMs' | 'streamTimeoutMs'>>;
 
-export function inferenceProxyEnvironment(settings: InferenceProxySettings): Record<string, string> {
+export function inferenceProxyEnvironment(settings: InferenceStreamProxyEnvironment): Record<string, string> {
   return {
     ...proxyEnvironment(settings),
     ...envVariables({
@@ -37,7 +37,7 @@ export function inferenceProxyEnvironment(settings: InferenceProxySettings): Rec
   };
 }
 
-/** Reads and validates the environment; throws a ConfigError listing every problem. */
+/** Reads and validates the environment; throws an EnvironmentError listing every problem. */
 export function readInferenceProxyConfig(
   env: NodeJS.ProcessEnv,
   readFile?: (path: string) => string,

@@ -5,11 +5,12 @@
  * prelude as soon as they arrive, then every body chunk as the backend sends it.
  * Rules and variables: docs/edge-lambdas.md.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { entryPoint } from '../shared/entry-point.js';
 import {
-  ApiError,
+  EdgeHttpError,
   describeError,
   errorBody,
   internalError,
@@ -61,12 +62,12 @@ export type InferenceStreamHandler = (
 
 const EMPTY = Buffer.alloc(0);
 
-class StreamDeadlineError extends Error {
+class StreamDeadlineError extends PlatformError {
   override readonly name = 'StreamDeadlineError';
 }
 
 /** Answers with the proxy's own JSON error through the prelude (only before anything was streamed). */
-async function sendError(stream: LambdaResponseStream, error: ApiError): Promise<void> {
+async function sendError(stream: LambdaResponseStream, error: EdgeHttpError): Promise<void> {
   const out = HttpResponseStream.from(stream, {
     statusCode: error.statusCode,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...error.headers },
@@ -105,14 +106,14 @@ export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStrea
     try {
       const method = (event.httpMethod ?? '').toUpperCase();
       if (!ALLOWED_METHODS.includes(method)) {
-        throw new ApiError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
+        throw new EdgeHttpError(405, MESSAGES.methodNotAllowed, 'method_not_allowed', {
           allow: ALLOWED_METHODS.join(', '),
         });
       }
       rejectForbidden(event, eventHeaders(event));
       const body = requestBody(event);
       if (body !== undefined && body.length > MAX_REQUEST_BODY_BYTES) {
-        throw new ApiError(413, MESSAGES.bodyTooLarge, 'body_too_large');
+        throw new EdgeHttpError(413, MESSAGES.bodyTooLarge, 'body_too_large');
       }
       const prepared = prepareRequest(event, { hostHeader: deps.hostHeader, body });
       const { target, signed } = await signedForBackend(deps, prepared, context);
@@ -133,29 +134,35 @@ export function createStreamingHandler(deps: InferenceProxyDeps): InferenceStrea
     // An empty first write sends the prelude at once: the client gets status and headers before the
     // first body byte, however long the model takes to produce it.
     out.write(EMPTY);
-    logger.info('streaming', {
-      ...log,
-      status: res.statusCode,
-      backend,
-      headers_ms: Date.now() - started,
-    });
+    logger.info(
+      {
+        ...log,
+        status: res.statusCode,
+        backend,
+        headers_ms: Date.now() - started,
+      },
+      'streaming',
+    );
     const deadline = setTimeout(
       () => res.destroy(new StreamDeadlineError('stream time limit reached')),
       budgetMs(streamTimeoutMs, context),
     );
     try {
       await pipeline(res, out);
-      logger.info('stream complete', { ...log, status: res.statusCode, duration_ms: Date.now() - started });
+      logger.info({ ...log, status: res.statusCode, duration_ms: Date.now() - started }, 'stream complete');
     } catch (error) {
       // Status and headers are gone already: the only signal left is to abort the stream (pipeline has
       // destroyed it), which the client sees as an incomplete response.
-      logger.warn('stream aborted', {
-        ...log,
-        status: res.statusCode,
-        reason: error instanceof StreamDeadlineError ? 'stream_timeout' : 'stream_aborted',
-        duration_ms: Date.now() - started,
-        ...describeError(error),
-      });
+      logger.warn(
+        {
+          ...log,
+          status: res.statusCode,
+          reason: error instanceof StreamDeadlineError ? 'stream_timeout' : 'stream_aborted',
+          duration_ms: Date.now() - started,
+          ...describeError(error),
+        },
+        'stream aborted',
+      );
     } finally {
       clearTimeout(deadline);
     }

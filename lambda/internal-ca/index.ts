@@ -20,6 +20,7 @@
  *
  * Private keys go only into Secrets Manager and ACM: never into a response, an attribute or a log line.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import {
   ACMClient,
   DeleteCertificateCommand,
@@ -148,7 +149,7 @@ async function handle(ctx: CaContext, event: InternalCaEvent): Promise<OnEventRe
       return await renewal(ctx, event);
     } catch (error) {
       // The next day's run retries; the error log is what an alarm on the function watches.
-      ctx.logger.error('certificate renewal failed', { kind: event.Kind, ...describeError(error) });
+      ctx.logger.error({ kind: event.Kind, ...describeError(error) }, 'certificate renewal failed');
       throw error;
     }
   }
@@ -166,7 +167,7 @@ async function handle(ctx: CaContext, event: InternalCaEvent): Promise<OnEventRe
         );
     }
   } catch (error) {
-    ctx.logger.error('internal CA request failed', { ...fields, ...describeError(error) });
+    ctx.logger.error({ ...fields, ...describeError(error) }, 'internal CA request failed');
     throw error;
   }
 }
@@ -218,9 +219,9 @@ async function certificateAuthority(
   if (ca === undefined) {
     ca = await makeCa(ctx, stringProp(props, 'CommonName'), at);
     await putSecret(ctx.secrets, secretId, ca);
-    ctx.logger.info('internal CA generated and stored', { secret: secretId });
+    ctx.logger.info({ secret: secretId }, 'internal CA generated and stored');
   } else {
-    ctx.logger.info('internal CA already present; kept', { secret: secretId });
+    ctx.logger.info({ secret: secretId }, 'internal CA already present; kept');
   }
   return { PhysicalResourceId: physicalId, Data: { CertificatePem: ca.certificatePem } };
 }
@@ -240,11 +241,14 @@ async function certificate(
       ? event.PhysicalResourceId
       : undefined;
   const { arn, certificatePem } = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, previousArn);
-  ctx.logger.info('certificate issued and imported', {
-    request: event.RequestType,
-    certificate_arn: arn,
-    dns_names: dnsNames,
-  });
+  ctx.logger.info(
+    {
+      request: event.RequestType,
+      certificate_arn: arn,
+      dns_names: dnsNames,
+    },
+    'certificate issued and imported',
+  );
   // The first data point of the expiry alarm, a day before the first scheduled renewal reports.
   reportDaysToExpiry(ctx, metricTarget(props), (await pki()).daysToExpiry(certificatePem, ctx.now()));
   return {
@@ -257,13 +261,13 @@ async function deleteCertificate(ctx: CaContext, arn: string): Promise<OnEventRe
   if (!isCertificateArn(arn)) return { PhysicalResourceId: arn };
   try {
     await ctx.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
-    ctx.logger.info('certificate deleted', { certificate_arn: arn });
+    ctx.logger.info({ certificate_arn: arn }, 'certificate deleted');
   } catch (error) {
     if (error instanceof AcmNotFound) {
-      ctx.logger.info('certificate already gone', { certificate_arn: arn });
+      ctx.logger.info({ certificate_arn: arn }, 'certificate already gone');
     } else if (error instanceof ResourceInUseException) {
       // Failing would block the stack's deletion for good; the orphan is named in the log instead.
-      ctx.logger.warn('certificate still in use: left in ACM, delete it by hand', { certificate_arn: arn });
+      ctx.logger.warn({ certificate_arn: arn }, 'certificate still in use: left in ACM, delete it by hand');
     } else {
       throw error;
     }
@@ -326,9 +330,12 @@ async function renewal(ctx: CaContext, event: CertificateRenewalEvent): Promise<
   const dnsNames = stringListProp(props, 'DnsNames');
   const target = metricTarget(props);
   if (target === undefined) {
-    ctx.logger.warn('renewal event names no Certificate/Project: no days-to-expiry metric', {
-      certificate_arn: certificateArn,
-    });
+    ctx.logger.warn(
+      {
+        certificate_arn: certificateArn,
+      },
+      'renewal event names no Certificate/Project: no days-to-expiry metric',
+    );
   }
   const caSecretId = stringProp(props, 'CaSecretId');
   const stored = await secretString(ctx.secrets, keyPairSecretId);
@@ -364,12 +371,15 @@ async function renewal(ctx: CaContext, event: CertificateRenewalEvent): Promise<
   }
   const days = daysLeft(pkiModule, issued.certificatePem, ctx.now);
   report(days);
-  ctx.logger.info('certificate renewed', {
-    certificate_arn: certificateArn,
-    reason,
-    dns_names: dnsNames,
-    days_to_expiry: days,
-  });
+  ctx.logger.info(
+    {
+      certificate_arn: certificateArn,
+      reason,
+      dns_names: dnsNames,
+      days_to_expiry: days,
+    },
+    'certificate renewed',
+  );
   return { Renewed: true, Reason: reason };
 }
 
@@ -381,14 +391,20 @@ function logNotRenewed(
   fromReplacedCa: boolean,
 ): void {
   if (fromReplacedCa) {
-    logger.warn('certificate from a replaced CA: deploy this stack with a new generation', {
-      certificate_arn: certificateArn,
-    });
+    logger.warn(
+      {
+        certificate_arn: certificateArn,
+      },
+      'certificate from a replaced CA: deploy this stack with a new generation',
+    );
   } else {
-    logger.info('certificate current; not renewed', {
-      certificate_arn: certificateArn,
-      days_to_expiry: days,
-    });
+    logger.info(
+      {
+        certificate_arn: certificateArn,
+        days_to_expiry: days,
+      },
+      'certificate current; not renewed',
+    );
   }
 }
 
@@ -406,8 +422,8 @@ export function createHandlerFromEnv(
   const { region } = readFunctionRegionConfig(env);
   return createHandler({
     region,
-    secrets: opts.secrets ?? new SecretsManagerClient({ region }),
-    acm: opts.acm ?? new ACMClient({ region }),
+    secrets: opts.secrets ?? new SecretsManagerClient(awsClientConfig({ component: 'internal-ca', region })),
+    acm: opts.acm ?? new ACMClient(awsClientConfig({ component: 'internal-ca', region })),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 }

@@ -15,7 +15,7 @@ import {
   type LoadBalancer,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { describeError, internalError, ApiError } from './errors.js';
+import { describeError, internalError, EdgeHttpError } from './errors.js';
 import type { EdgeLogger } from './logger.js';
 import { isHostname } from '../../contracts/env/reader.js';
 
@@ -110,7 +110,7 @@ export interface RegionalTargetResolverOptions {
 }
 
 /** A refused load balancer: answered as 500 (the proxy's configuration is wrong), never forwarded. */
-function refused(reason: string): ApiError {
+function refused(reason: string): EdgeHttpError {
   return internalError(reason);
 }
 
@@ -124,7 +124,7 @@ export class RegionalTargetResolver implements TargetResolver {
   private readonly failureRetryMs: number;
   private readonly now: () => number;
   private cached: { target: BackendTarget; expiresAt: number } | undefined;
-  private failure: { error: ApiError; until: number } | undefined;
+  private failure: { error: EdgeHttpError; until: number } | undefined;
   private inFlight: Promise<BackendTarget> | undefined;
 
   constructor(private readonly opts: RegionalTargetResolverOptions) {
@@ -155,13 +155,16 @@ export class RegionalTargetResolver implements TargetResolver {
       this.failure = undefined;
       return target;
     } catch (error) {
-      const failure = error instanceof ApiError ? error : internalError('alb_lookup_failed', error);
+      const failure = error instanceof EdgeHttpError ? error : internalError('alb_lookup_failed', error);
       this.failure = { error: failure, until: this.now() + this.failureRetryMs };
-      this.opts.logger.error('backend load balancer refused or not resolvable; request not forwarded', {
-        reason: failure.reason,
-        parameter: this.opts.parameterName,
-        ...describeError(failure.cause),
-      });
+      this.opts.logger.error(
+        {
+          reason: failure.reason,
+          parameter: this.opts.parameterName,
+          ...describeError(failure.cause),
+        },
+        'backend load balancer refused or not resolvable; request not forwarded',
+      );
       throw failure;
     }
   }
@@ -181,11 +184,14 @@ export class RegionalTargetResolver implements TargetResolver {
     if (lb.Scheme !== 'internal') throw refused('alb_not_internal');
     const owner = accountFromArn(lb.LoadBalancerArn);
     if (owner !== account) throw refused('alb_foreign_account');
-    this.opts.logger.info('backend load balancer verified', {
-      host,
-      load_balancer_arn: lb.LoadBalancerArn,
-      scheme: lb.Scheme,
-    });
+    this.opts.logger.info(
+      {
+        host,
+        load_balancer_arn: lb.LoadBalancerArn,
+        scheme: lb.Scheme,
+      },
+      'backend load balancer verified',
+    );
     return host;
   }
 

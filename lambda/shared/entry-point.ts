@@ -43,7 +43,7 @@ export function entryPoint<E, R, M extends unknown[] = []>(
       } catch (error) {
         failed = true;
         configError = error;
-        logger.error('invalid configuration; every invocation fails until it is fixed', describeError(error));
+        logger.error(describeError(error), 'invalid configuration; every invocation fails until it is fixed');
       }
     }
     return built ? built(...args) : onConfigError(configError, ...args);

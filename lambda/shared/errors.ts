@@ -4,6 +4,7 @@
  * backend answer. The message is for the caller; `reason` is for the log only and may name internals.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import { jsonResult } from './json-result.js';
 import type { EdgeLogger, LogFields } from './logger.js';
 
@@ -23,47 +24,49 @@ export const MESSAGES = {
 } as const;
 
 /** An error a handler answers itself: HTTP status, caller-facing message, log-only reason. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+export class EdgeHttpError extends PlatformError {
+  override readonly name = 'EdgeHttpError';
+  /** Short machine-readable cause for the log (never returned to the caller). */
+  declare readonly reason: string;
 
   constructor(
     readonly statusCode: number,
     message: string,
-    /** Short machine-readable cause for the log (never returned to the caller). */
-    readonly reason: string,
+    reason: string,
     readonly headers: Readonly<Record<string, string>> = {},
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message, { ...options, reason });
   }
 }
 
-export const badRequest = (message: string, reason: string): ApiError => new ApiError(400, message, reason);
+export const badRequest = (message: string, reason: string): EdgeHttpError =>
+  new EdgeHttpError(400, message, reason);
 
 /** The backend could not be reached or broke the exchange before answering. */
-export const badGateway = (reason: string, cause?: unknown): ApiError =>
-  new ApiError(502, MESSAGES.badGateway, reason, {}, { cause });
+export const badGateway = (reason: string, cause?: unknown): EdgeHttpError =>
+  new EdgeHttpError(502, MESSAGES.badGateway, reason, {}, { cause });
 
 /** The backend did not answer within the configured limit. */
-export const gatewayTimeout = (reason: string): ApiError =>
-  new ApiError(504, MESSAGES.gatewayTimeout, reason);
+export const gatewayTimeout = (reason: string): EdgeHttpError =>
+  new EdgeHttpError(504, MESSAGES.gatewayTimeout, reason);
 
 /** The handler itself failed (configuration, key store, target verification): details only in the log. */
-export const internalError = (reason: string, cause?: unknown): ApiError =>
-  new ApiError(500, MESSAGES.internal, reason, {}, { cause });
+export const internalError = (reason: string, cause?: unknown): EdgeHttpError =>
+  new EdgeHttpError(500, MESSAGES.internal, reason, {}, { cause });
 
 export function errorBody(message: string): string {
   return JSON.stringify({ message });
 }
 
-/** A buffered API Gateway answer for an ApiError. */
-export function errorResult(error: ApiError): APIGatewayProxyResult {
+/** A buffered API Gateway answer for an EdgeHttpError. */
+export function errorResult(error: EdgeHttpError): APIGatewayProxyResult {
   return jsonResult(error.statusCode, { message: error.message }, error.headers);
 }
 
-/** Any thrown value as an ApiError: unknown errors become a 500 whose cause stays in the log. */
-export function toApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : internalError('unexpected_error', error);
+/** Any thrown value as an EdgeHttpError: unknown errors become a 500 whose cause stays in the log. */
+export function toEdgeHttpError(error: unknown): EdgeHttpError {
+  return error instanceof EdgeHttpError ? error : internalError('unexpected_error', error);
 }
 
 /** What a handler knows about the request that failed, for its log line. */
@@ -78,11 +81,11 @@ export interface FailedRequest {
 }
 
 /**
- * The one failure path of the HTTP handlers: the thrown value as an ApiError, logged once (error with
+ * The one failure path of the HTTP handlers: the thrown value as an EdgeHttpError, logged once (error with
  * the cause chain for a 5xx, warn for a refusal), ready to be answered.
  */
-export function requestFailure(error: unknown, request: FailedRequest): ApiError {
-  const failure = toApiError(error);
+export function requestFailure(error: unknown, request: FailedRequest): EdgeHttpError {
+  const failure = toEdgeHttpError(error);
   const fields = {
     ...request.fields,
     status: failure.statusCode,
@@ -90,9 +93,9 @@ export function requestFailure(error: unknown, request: FailedRequest): ApiError
     duration_ms: Date.now() - request.started,
     ...describeError(failure.cause),
   };
-  if (failure.statusCode >= 500) request.logger.error(`${request.label} failed`, fields);
+  if (failure.statusCode >= 500) request.logger.error(fields, `${request.label} failed`);
   // `message` is a reserved key of the log line itself, hence `answer`.
-  else request.logger.warn(`${request.label} refused`, { ...fields, answer: failure.message });
+  else request.logger.warn({ ...fields, answer: failure.message }, `${request.label} refused`);
   return failure;
 }
 

@@ -15,7 +15,7 @@ export function functionRegionEnvironment(config: FunctionRegionConfig): Record<
   return envVariables({ AWS_REGION: config.region });
 }
 
-/** Reads and validates the environment; throws a ConfigError naming the problem. */
+/** Reads and validates the environment; throws an EnvironmentError naming the problem. */
 export function readFunctionRegionConfig(env: NodeJS.ProcessEnv): FunctionRegionConfig {
   const r = new EnvReader(env);
   const region = r.required('AWS_REGION', 'region of the AWS clients, set by Lambda');

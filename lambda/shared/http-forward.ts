@@ -4,9 +4,10 @@
  * stream the answer. Errors come out as ApiErrors: 502 when the backend does not answer, 504 when a
  * deadline passes.
  */
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { badGateway, gatewayTimeout, MESSAGES, ApiError } from './errors.js';
+import { badGateway, gatewayTimeout, MESSAGES, EdgeHttpError } from './errors.js';
 import type { BackendTarget } from './backend-target.js';
 import { connectionListed, isHopByHop } from '../../contracts/http/hop-by-hop.js';
 
@@ -76,7 +77,9 @@ export function isBinaryBody(headers: Record<string, string[]>, body: Uint8Array
 /** Connection-level failures after which a request on a reused keep-alive socket is sent once more. */
 const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
-class StaleSocketError extends Error {}
+class StaleSocketError extends PlatformError {
+  override readonly name = 'StaleSocketError';
+}
 
 export interface OpenOptions {
   /** Epoch ms by which the response headers must have arrived. */
@@ -158,7 +161,9 @@ export interface BufferedResponse {
   body: Buffer;
 }
 
-class DeadlineError extends Error {}
+class DeadlineError extends PlatformError {
+  override readonly name = 'DeadlineError';
+}
 
 export interface ForwardBufferedOptions {
   /** Whole exchange (connect, headers, body) must finish within this many ms. */
@@ -177,7 +182,10 @@ export async function forwardBuffered(
   const now = opts.now ?? Date.now;
   const deadlineAt = now() + opts.timeoutMs;
   const res = await openResponse(target, request, { deadlineAt, timeoutReason: 'backend_timeout', now });
-  const timer = setTimeout(() => res.destroy(new DeadlineError()), Math.max(0, deadlineAt - now()));
+  const timer = setTimeout(
+    () => res.destroy(new DeadlineError('response deadline passed')),
+    Math.max(0, deadlineAt - now()),
+  );
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -185,12 +193,12 @@ export async function forwardBuffered(
       size += chunk.length;
       if (size > opts.maxResponseBytes) {
         res.destroy();
-        throw new ApiError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
+        throw new EdgeHttpError(502, MESSAGES.responseTooLarge, 'backend_response_too_large');
       }
       chunks.push(chunk);
     }
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof EdgeHttpError) throw error;
     if (error instanceof DeadlineError) throw gatewayTimeout('backend_timeout');
     throw badGateway('backend_response_aborted', error);
   } finally {

@@ -2,6 +2,7 @@
  * Wiring shared by the two proxies: AWS clients, key source and target resolver from a ProxyConfig, and
  * the per-request steps both take (log fields, target and envelope, time budget).
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import type { LookupFunction } from 'node:net';
 import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -77,7 +78,7 @@ export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: st
   });
   // SDK clients for the function's own region (AWS_REGION, set by Lambda) unless the caller passes them.
   const keys = secretsManagerKeySource(
-    opts.clients?.secretsManager ?? new SecretsManagerClient({}),
+    opts.clients?.secretsManager ?? new SecretsManagerClient(awsClientConfig({ component: 'edge-proxy' })),
     config.signingKeySecretArn,
   );
   const common = { keys, hostHeader: config.backendHostname, logger, mode: config.mode };
@@ -87,8 +88,9 @@ export function proxyDeps(config: ProxyConfig, opts: FromEnvOptions, service: st
   // The bundler drops this branch (and with it RegionalTargetResolver, SSM and ELBv2) from a global bundle.
   if (process.env['GCO_PROXY_BUNDLE'] !== 'global') {
     const targets = new RegionalTargetResolver({
-      ssm: opts.clients?.ssm ?? new SSMClient({}),
-      elbv2: opts.clients?.elbv2 ?? new ElasticLoadBalancingV2Client({}),
+      ssm: opts.clients?.ssm ?? new SSMClient(awsClientConfig({ component: 'edge-proxy' })),
+      elbv2:
+        opts.clients?.elbv2 ?? new ElasticLoadBalancingV2Client(awsClientConfig({ component: 'edge-proxy' })),
       parameterName: config.albHostParameter ?? '',
       ...(config.accountId !== undefined ? { accountId: config.accountId } : {}),
       ttlMs: config.albCacheTtlMs,

@@ -2,6 +2,7 @@
  * Discovery of the regional APIs at run time: the fixed list from the environment, or the SSM parameters
  * under a path (the contract and its parsing: contracts/regional-apis.ts).
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import { GetParametersByPathCommand, SSMClient, type Parameter } from '@aws-sdk/client-ssm';
 import {
   collectRegionalApis,
@@ -101,7 +102,11 @@ export function discoveryFor(
   if (settings.source === 'env') return new StaticDiscovery(settings.result);
   const { parameterRegion: region } = settings;
   return new SsmDiscovery({
-    client: deps.ssmClient ?? new SSMClient(region !== undefined ? { region } : {}),
+    client:
+      deps.ssmClient ??
+      new SSMClient(
+        awsClientConfig({ component: 'regional-api-discovery', ...(region !== undefined ? { region } : {}) }),
+      ),
     path: settings.parameterPath,
     ttlMs: settings.cacheTtlSeconds * 1000,
     ...(deps.onStale ? { onStale: deps.onStale } : {}),

@@ -11,6 +11,8 @@
  * Because the new version still carries the old key as `previous`, verifiers (which accept current and
  * previous) keep accepting requests from signers that have not reloaded yet.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
+import { PlatformError } from '../../contracts/runtime/errors.js';
 import { randomBytes } from 'node:crypto';
 import {
   DescribeSecretCommand,
@@ -37,7 +39,7 @@ export function generateSigningKey(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export class RotationError extends Error {
+export class RotationError extends PlatformError {
   override readonly name = 'RotationError';
 }
 
@@ -79,7 +81,7 @@ async function rotate(ctx: RotationContext, event: SecretsManagerRotationEvent):
         return await createSecret(ctx, secretId, token);
       case 'setSecret':
         // No downstream system holds a copy of the key: services read the secret itself.
-        ctx.logger.info('setSecret: nothing to set', fields);
+        ctx.logger.info(fields, 'setSecret: nothing to set');
         return;
       case 'testSecret':
         return await testSecret(ctx, secretId, token);
@@ -87,7 +89,7 @@ async function rotate(ctx: RotationContext, event: SecretsManagerRotationEvent):
         return await finishSecret(ctx, secretId, token, versions);
     }
   } catch (error) {
-    ctx.logger.error('rotation step failed', { ...fields, ...describeError(error) });
+    ctx.logger.error({ ...fields, ...describeError(error) }, 'rotation step failed');
     throw error;
   }
 }
@@ -113,7 +115,7 @@ async function pendingVersions(
   }
   if (stages.includes(AWSCURRENT)) {
     // Retried after finishSecret succeeded, or a stale invocation: nothing left to do.
-    ctx.logger.info('version is already AWSCURRENT; nothing to do', fields);
+    ctx.logger.info(fields, 'version is already AWSCURRENT; nothing to do');
     return undefined;
   }
   if (!stages.includes(AWSPENDING)) {
@@ -148,10 +150,13 @@ async function createSecret(ctx: RotationContext, secretId: string, token: strin
   const current = parseSigningKeys(await getSecretString(ctx.client, secretId, AWSCURRENT));
   try {
     await getSecretString(ctx.client, secretId, AWSPENDING, token);
-    ctx.logger.info('createSecret: pending version already exists', {
-      step: 'createSecret',
-      version_id: token,
-    });
+    ctx.logger.info(
+      {
+        step: 'createSecret',
+        version_id: token,
+      },
+      'createSecret: pending version already exists',
+    );
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -166,7 +171,7 @@ async function createSecret(ctx: RotationContext, secretId: string, token: strin
       VersionStages: [AWSPENDING],
     }),
   );
-  ctx.logger.info('createSecret: pending version written', { step: 'createSecret', version_id: token });
+  ctx.logger.info({ step: 'createSecret', version_id: token }, 'createSecret: pending version written');
 }
 
 async function testSecret(ctx: RotationContext, secretId: string, token: string): Promise<void> {
@@ -181,7 +186,7 @@ async function testSecret(ctx: RotationContext, secretId: string, token: string)
   if (keys.previous === undefined)
     throw new RotationError('testSecret: pending version has no "previous" key');
   if (keys.previous === keys.current) throw new RotationError('testSecret: "current" equals "previous"');
-  ctx.logger.info('testSecret: pending version is valid', { step: 'testSecret', version_id: token });
+  ctx.logger.info({ step: 'testSecret', version_id: token }, 'testSecret: pending version is valid');
 }
 
 async function finishSecret(
@@ -192,10 +197,13 @@ async function finishSecret(
 ): Promise<void> {
   const currentVersion = Object.entries(versions).find(([, stages]) => stages.includes(AWSCURRENT))?.[0];
   if (currentVersion === token) {
-    ctx.logger.info('finishSecret: version is already AWSCURRENT', {
-      step: 'finishSecret',
-      version_id: token,
-    });
+    ctx.logger.info(
+      {
+        step: 'finishSecret',
+        version_id: token,
+      },
+      'finishSecret: version is already AWSCURRENT',
+    );
     return;
   }
   await ctx.client.send(
@@ -206,11 +214,14 @@ async function finishSecret(
       ...(currentVersion !== undefined ? { RemoveFromVersionId: currentVersion } : {}),
     }),
   );
-  ctx.logger.info('finishSecret: AWSCURRENT moved', {
-    step: 'finishSecret',
-    version_id: token,
-    previous_version_id: currentVersion,
-  });
+  ctx.logger.info(
+    {
+      step: 'finishSecret',
+      version_id: token,
+      previous_version_id: currentVersion,
+    },
+    'finishSecret: AWSCURRENT moved',
+  );
 }
 
 export interface RotationFromEnvOptions {
@@ -225,7 +236,8 @@ export function createHandlerFromEnv(
 ): RotationHandler {
   const { region } = readFunctionRegionConfig(env);
   return createHandler({
-    client: opts.client ?? new SecretsManagerClient({ region }),
+    client:
+      opts.client ?? new SecretsManagerClient(awsClientConfig({ component: 'signing-key-rotation', region })),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 }

@@ -4,6 +4,8 @@
  * the Cognito authorizer validated; the profile is found by a fixed mapping from one ID-token claim.
  * The URL is a bearer credential: it is returned to the caller and never logged.
  */
+import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import {
   CreatePresignedDomainUrlCommand,
   ResourceNotFound,
@@ -73,7 +75,7 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
     }
     const profile = profileNameFor(claims, settings.profileClaim);
     if (!profile) {
-      logger.warn('no Studio profile name for caller', { sub: claims.sub, claim: settings.profileClaim });
+      logger.warn({ sub: claims.sub, claim: settings.profileClaim }, 'no Studio profile name for caller');
       return message(404, 'No SageMaker Studio user profile for this user');
     }
     try {
@@ -86,7 +88,7 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
         }),
       );
       if (!result.AuthorizedUrl) throw new Error('CreatePresignedDomainUrl returned no URL');
-      logger.info('Studio login URL issued', { sub: claims.sub, user_profile: profile });
+      logger.info({ sub: claims.sub, user_profile: profile }, 'Studio login URL issued');
       return {
         statusCode: 200,
         headers: HEADERS,
@@ -102,14 +104,17 @@ export function createHandler(deps: StudioLoginDeps): StudioLoginHandler {
         error instanceof ResourceNotFound ||
         (error as { name?: unknown } | null)?.name === 'ResourceNotFound'
       ) {
-        logger.info('caller has no Studio user profile', { sub: claims.sub, user_profile: profile });
+        logger.info({ sub: claims.sub, user_profile: profile }, 'caller has no Studio user profile');
         return message(404, 'No SageMaker Studio user profile for this user');
       }
-      logger.error('CreatePresignedDomainUrl failed', {
-        sub: claims.sub,
-        error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
-        error: error instanceof Error ? error.message : String(error),
-      });
+      logger.error(
+        {
+          sub: claims.sub,
+          error_name: (error as { name?: unknown } | null)?.name ?? 'Error',
+          error: errorMessage(error),
+        },
+        'CreatePresignedDomainUrl failed',
+      );
       return message(500, 'Could not create a Studio login URL');
     }
   };
@@ -127,7 +132,11 @@ export function createHandlerFromEnv(
 ): StudioLoginHandler {
   const { region, ...settings } = readStudioLoginConfig(env);
   return createHandler({
-    sagemaker: opts.sagemaker ?? new SageMakerClient(region !== undefined ? { region } : {}),
+    sagemaker:
+      opts.sagemaker ??
+      new SageMakerClient(
+        awsClientConfig({ component: 'studio-login', ...(region !== undefined ? { region } : {}) }),
+      ),
     settings,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });

@@ -3,6 +3,7 @@
 // `backoffLimit` (failed pods + container restarts) and writes status, conditions and events.
 // Retries are immediate (no exponential pod back-off); completionMode Indexed is treated as NonIndexed.
 
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import type { SimContext } from './context.js';
 import { SIM_ANNOTATIONS } from './context.js';
 import { CONTROLLER_UID, JOB_NAME, MAX_GENERATE_NAME_PREFIX } from './names.js';
@@ -264,7 +265,7 @@ export class JobController {
       this.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
       return created;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       this.event(job, 'Warning', 'FailedCreate', `Error creating: ${message}`);
       // Retry later (e.g. once quota frees up), like the controller's requeue with back-off.
       const ns = job.metadata.namespace ?? 'default';

@@ -2,6 +2,7 @@
 // dispatches verbs to the REST layer / discovery / metrics / pods/log, negotiates Table output and
 // turns every failure into a Kubernetes Status. Nothing a client sends can crash the server.
 
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -364,7 +365,7 @@ export async function startServer(
             ? err
             : err instanceof BodyTooLarge
               ? tooLarge(MAX_BODY_BYTES)
-              : internal(err instanceof Error ? err.message : String(err));
+              : internal(errorMessage(err));
         if (res.headersSent) {
           res.destroy();
           return;

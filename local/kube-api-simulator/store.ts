@@ -9,6 +9,7 @@
 // indexes objects by the uids in their ownerReferences (controllers and garbage collection find
 // dependents without scanning every object).
 
+import { errorMessage } from '../../contracts/runtime/errors.js';
 import { randomUUID } from 'node:crypto';
 
 import type { ResourceType } from './registry.js';
@@ -291,9 +292,7 @@ export class ObjectStore {
         l(change);
       } catch (err) {
         // A controller bug must not fail the API request that triggered it.
-        process.emitWarning(
-          `kube-api-simulator listener failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        process.emitWarning(`kube-api-simulator listener failed: ${errorMessage(err)}`);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../contracts/runtime/errors.js';
 // Every timer the simulated controllers start goes through here, so close() can stop them all and
 // a deleted pod can cancel its own pending transitions.
 
@@ -16,9 +17,7 @@ export class Timers {
           fn();
         } catch (err) {
           // A failing simulated controller step must never take the process down.
-          process.emitWarning(
-            `kube-api-simulator timer failed: ${err instanceof Error ? err.message : String(err)}`,
-          );
+          process.emitWarning(`kube-api-simulator timer failed: ${errorMessage(err)}`);
         }
       },
       Math.max(0, ms),

@@ -131,7 +131,7 @@ async function fillQueue(): Promise<void> {
       )
     ).job;
   const claim = async (job: QueuedJob, now: number, worker = 'worker-a') => {
-    const claimed = await store.transition(job.job_id, {
+    const claimed = await store.tryTransition(job.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         status: 'claimed',
@@ -156,7 +156,7 @@ async function fillQueue(): Promise<void> {
 
   // Spot-gated and waiting for its price.
   const spot = await submit('spot', T0 + 1, { max_spot_price: 0.4, spot_instance_type: 'g5.xlarge' });
-  await store.transition(spot.job_id, {
+  await store.tryTransition(spot.job_id, {
     expect: { status: 'queued', claimed_by: null },
     set: { waiting_reason: 'spot price 0.52 above 0.4', next_check_at: T0 + 60_000, last_spot_price: 0.52 },
     now: T0 + 2,
@@ -168,7 +168,7 @@ async function fillQueue(): Promise<void> {
 
   // Claimed (and its lease renewed once).
   const held = await claim(await submit('held', T0 + 5), T0 + 6);
-  await store.transition(held.job_id, {
+  await store.tryTransition(held.job_id, {
     expect: claimOf(held),
     set: { lease_expires_at: T0 + 40_000 },
     now: T0 + 7,
@@ -176,7 +176,7 @@ async function fillQueue(): Promise<void> {
 
   // Claimed, failed to apply, back in line with a retry time.
   const retried = await claim(await submit('retried', T0 + 8), T0 + 9);
-  await store.transition(retried.job_id, {
+  await store.tryTransition(retried.job_id, {
     expect: claimOf(retried),
     set: {
       ...queuedAttributes(retried),
@@ -189,19 +189,19 @@ async function fillQueue(): Promise<void> {
   // Dispatched, then running and succeeded in its cluster.
   const finished = await claim(await submit('finished', T0 + 11), T0 + 12);
   const ref = { namespace: 'svc-jobs', name: 'finished-q1', uid: '11111111-2222-4333-8444-555555555555' };
-  const dispatched = await store.transition(finished.job_id, {
+  const dispatched = await store.tryTransition(finished.job_id, {
     expect: claimOf(finished),
     set: dispatchedAttributes(ref, REGION, T0 + 13),
     now: T0 + 13,
   });
   if (!dispatched) throw new Error('dispatch failed');
-  const running = await store.transition(finished.job_id, {
+  const running = await store.tryTransition(finished.job_id, {
     expect: { status: 'dispatched', k8s_uid: ref.uid },
     set: { status: 'running', started_at: new Date(T0 + 14).toISOString() },
     now: T0 + 14,
   });
   if (!running) throw new Error('status sync failed');
-  await store.transition(finished.job_id, {
+  await store.tryTransition(finished.job_id, {
     expect: { status: 'running', k8s_uid: ref.uid },
     set: finishedAttributes('succeeded', T0 + 15, RETENTION_DAYS),
     now: T0 + 15,
@@ -209,7 +209,7 @@ async function fillQueue(): Promise<void> {
 
   // Dispatched and still there.
   const active = await claim(await submit('active', T0 + 16, { priority: 100 }), T0 + 17, 'worker-b');
-  await store.transition(active.job_id, {
+  await store.tryTransition(active.job_id, {
     expect: claimOf(active),
     set: dispatchedAttributes(
       { ...ref, name: 'active-q2', uid: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' },

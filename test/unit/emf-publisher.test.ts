@@ -5,7 +5,7 @@
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { emfEnvironment, loadEmfConfig, type EmfConfig } from '../../cluster/shared/emf-config.js';
 import { EMF_FORMAT_HEADER, EmfPublisher, emfDocument } from '../../cluster/shared/emf-publisher.js';
-import { ConfigError } from '../../contracts/env/reader.js';
+import { EnvironmentError } from '../../contracts/env/reader.js';
 import {
   emfMessagesOf as messagesOf,
   SECRET_ACCESS_KEY,
@@ -272,7 +272,7 @@ describe('platform-metrics environment contract', () => {
     try {
       loadEmfConfig({ METRICS_LOG_GROUP: '/gco/x/platform-metrics', METRICS_INTERVAL_MS: '10' });
     } catch (error) {
-      if (error instanceof ConfigError) problems = error.problems;
+      if (error instanceof EnvironmentError) problems = error.problems;
     }
     expect(problems).toEqual([
       'PROJECT_NAME: required (the Project dimension of the published metrics)',

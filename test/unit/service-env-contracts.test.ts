@@ -11,7 +11,7 @@ import {
 } from '../../cluster/health-monitor/src/config.js';
 import {
   inferenceProxyEnvironment,
-  loadInferenceProxySettings,
+  loadInferenceProxyEnvConfig,
 } from '../../cluster/inference-proxy/src/config.js';
 import { createManifestProcessorFromEnv } from '../../cluster/manifest-processor/src/app.js';
 import {
@@ -32,7 +32,7 @@ import {
   loadWebhookConfig,
   webhookEnvironment,
 } from '../../cluster/manifest-processor/src/webhooks/index.js';
-import { ConfigError } from '../../contracts/env/reader.js';
+import { EnvironmentError } from '../../contracts/env/reader.js';
 
 describe('environment contracts round-trip: load(environment(v)) equals v', () => {
   test('health-monitor', () => {
@@ -147,7 +147,7 @@ describe('environment contracts round-trip: load(environment(v)) equals v', () =
       tablesRegion: 'us-east-2',
       dynamodbEndpoint: 'http://127.0.0.1:8000',
     };
-    expect(loadInferenceProxySettings(inferenceProxyEnvironment(v))).toEqual(v);
+    expect(loadInferenceProxyEnvConfig(inferenceProxyEnvironment(v))).toEqual(v);
   });
 });
 
@@ -157,8 +157,8 @@ describe('createXxxFromEnv reads all of a service’s contracts with one reader'
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
+    expect(error).toBeInstanceOf(EnvironmentError);
+    return (error as EnvironmentError).problems;
   };
 
   test('manifest-processor: one startup error names every missing variable of every contract', async () => {

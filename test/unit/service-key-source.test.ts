@@ -2,7 +2,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { envelopeVerifierFromEnv } from '../../cluster/shared/envelope-verifier.js';
 import { serviceKeySource } from '../../cluster/shared/signing-keys.js';
-import { ConfigError } from '../../contracts/env/reader.js';
+import { EnvironmentError } from '../../contracts/env/reader.js';
 import { EnvelopeVerifier, signEnvelope } from '../../contracts/envelope/envelope.js';
 import { staticKeySource } from '../../contracts/envelope/signing-keys.js';
 
@@ -78,7 +78,7 @@ describe('envelopeVerifierFromEnv: the verifier every service wires', () => {
 
   test('a window outside 5..300 s is a configuration error naming the variable', () => {
     expect(() => envelopeVerifierFromEnv({ SIGNING_KEY: KEY, ENVELOPE_FRESHNESS_SECONDS: '301' })).toThrow(
-      new ConfigError(['ENVELOPE_FRESHNESS_SECONDS: expected a value in 5..300, got 301']),
+      new EnvironmentError(['ENVELOPE_FRESHNESS_SECONDS: expected a value in 5..300, got 301']),
     );
   });
 

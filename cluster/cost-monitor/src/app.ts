@@ -3,6 +3,7 @@
  * only: reached by manifest-processor over HTTPS on 8443, confined by a NetworkPolicy, and by design
  * without authentication middleware of its own (`envelope: false`).
  */
+import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
 import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -124,11 +125,18 @@ export async function createCostMonitorFromEnv(
   read.finish();
   const logger = overrides.logger ?? createLogger(SERVICE_NAME, SERVICE_VERSION);
   // Bounded SDK calls: a hung dependency must surface as a failed tick, not a stuck scheduler.
-  const requestHandler = { connectionTimeout: 5_000, requestTimeout: 30_000 };
+  // One config per client: a client's destroy() closes its request handler.
+  const aws = () =>
+    awsClientConfig({
+      component: 'cost-monitor',
+      region: config.region,
+      connectionTimeoutMs: 5_000,
+      requestTimeoutMs: 30_000,
+    });
   return createCostMonitor({
     config,
-    s3: overrides.s3 ?? new S3Client({ region: config.region, requestHandler }),
-    dynamo: overrides.dynamo ?? new DynamoDBClient({ region: config.region, requestHandler }),
+    s3: overrides.s3 ?? new S3Client(aws()),
+    dynamo: overrides.dynamo ?? new DynamoDBClient(aws()),
     instanceId,
     ...(overrides.https ? { https: overrides.https } : {}),
     logger,

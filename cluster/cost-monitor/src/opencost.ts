@@ -6,6 +6,7 @@
  * `networkCost`, `loadBalancerCost`, `sharedCost`, `externalCost`, `totalCost`). OpenCost renders NaN and
  * infinite values as null, and wraps failures as `{"code":500,"message":"…"}` (sometimes with HTTP 200).
  */
+import { PlatformError } from '../../../contracts/runtime/errors.js';
 
 /** Names OpenCost gives to cost that belongs to no workload. */
 export const IDLE = '__idle__';
@@ -50,13 +51,13 @@ export interface Allocation {
   values: Record<AllocationNumber, number>;
 }
 
-export class OpenCostError extends Error {
+export class OpenCostError extends PlatformError {
+  override readonly name = 'OpenCostError';
   constructor(
     message: string,
-    readonly reason: 'unreachable' | 'timeout' | 'http' | 'api' | 'invalid',
+    override readonly reason: 'unreachable' | 'timeout' | 'http' | 'api' | 'invalid',
   ) {
     super(message);
-    this.name = 'OpenCostError';
   }
 }
 

@@ -1,4 +1,5 @@
 /** Generates, stores and lists cost reports; probes the cost-data source for GET /internal/status. */
+import { mapLimit } from '../../../contracts/runtime/semaphore.js';
 import { randomUUID } from 'node:crypto';
 import { OpenCostError, rfc3339, type OpenCostClient } from './opencost.js';
 import {
@@ -136,17 +137,4 @@ export class ReportService {
       };
     }
   }
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -4,6 +4,7 @@
  * still claimed by another replica is looked at again on the next tick, so a crashed winner's window is
  * taken over once its lease expires.
  */
+import { errorMessage } from '../../../contracts/runtime/errors.js';
 import type { MetricsSink } from '../../shared/emf-publisher.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { WindowClaims } from './claims.js';
@@ -156,7 +157,7 @@ export class ReportScheduler {
       this.opts.log?.info({ ...ctx, key, created }, 'scheduled cost report written');
       return created ? 'written' : 'recorded';
     } catch (error) {
-      this.lastError = error instanceof Error ? error.message : String(error);
+      this.lastError = errorMessage(error);
       this.opts.log?.warn({ ...ctx, err: error }, 'scheduled cost report failed; will retry');
       if (claimed) await this.opts.claims.release(window).catch(() => undefined);
       return 'failed';

@@ -4,6 +4,7 @@
  * only the newest days are then listed until `limit` keys are found. Ad-hoc keys (rare, on demand) are
  * listed in full under their prefix and sorted; their ISO timestamps sort by time.
  */
+import { namedErrorMessage, PlatformError } from '../../../contracts/runtime/errors.js';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -21,15 +22,11 @@ export interface StoredObject {
   size: number | null;
 }
 
-export class ReportStoreError extends Error {
+export class ReportStoreError extends PlatformError {
+  override readonly name = 'ReportStoreError';
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);
-    this.name = 'ReportStoreError';
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 export class ReportStore {
@@ -51,9 +48,12 @@ export class ReportStore {
         }),
       );
     } catch (error) {
-      throw new ReportStoreError(`writing s3://${this.bucket}/${report.key} failed: ${describe(error)}`, {
-        cause: error,
-      });
+      throw new ReportStoreError(
+        `writing s3://${this.bucket}/${report.key} failed: ${namedErrorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -65,7 +65,7 @@ export class ReportStore {
       if (error instanceof NotFound || error instanceof NoSuchKey) return false;
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (status === 404) return false;
-      throw new ReportStoreError(`reading s3://${this.bucket}/${key} failed: ${describe(error)}`, {
+      throw new ReportStoreError(`reading s3://${this.bucket}/${key} failed: ${namedErrorMessage(error)}`, {
         cause: error,
       });
     }
@@ -79,7 +79,7 @@ export class ReportStore {
       return JSON.parse(text) as CostReport;
     } catch (error) {
       if (error instanceof NoSuchKey) return undefined;
-      throw new ReportStoreError(`reading s3://${this.bucket}/${key} failed: ${describe(error)}`, {
+      throw new ReportStoreError(`reading s3://${this.bucket}/${key} failed: ${namedErrorMessage(error)}`, {
         cause: error,
       });
     }
@@ -99,7 +99,9 @@ export class ReportStore {
       return found.slice(0, limit);
     } catch (error) {
       if (error instanceof ReportStoreError) throw error;
-      throw new ReportStoreError(`listing s3://${this.bucket} failed: ${describe(error)}`, { cause: error });
+      throw new ReportStoreError(`listing s3://${this.bucket} failed: ${namedErrorMessage(error)}`, {
+        cause: error,
+      });
     }
   }
 

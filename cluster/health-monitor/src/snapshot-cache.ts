@@ -3,6 +3,7 @@
  * that finds it older than the interval (loop stalled, API slow) refreshes it first. Refreshes are
  * single-flight, so a burst of requests costs one round of Kubernetes API calls.
  */
+import { errorMessage } from '../../../contracts/runtime/errors.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { ClusterSnapshot } from './snapshot.js';
 
@@ -62,7 +63,7 @@ export class SnapshotCache {
         const lastGood = this.state?.ok ? this.state.snapshot : (this.state?.lastGood ?? null);
         this.state = {
           ok: false,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
           at: new Date(this.now()),
           lastGood,
         };

@@ -2,6 +2,7 @@
  * Collects one snapshot of the cluster's capacity and load through the Kubernetes API: nodes and their
  * allocatable resources, live usage from metrics.k8s.io, and pods (requests, phases).
  */
+import { errorMessage } from '../../../contracts/runtime/errors.js';
 import { CoreV1Api, Metrics, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { tryParseQuantity } from '../../shared/quantity.js';
 import { listAllPages, pooledKubeConfig } from '../../shared/kube.js';
@@ -102,7 +103,7 @@ export class SnapshotCollector {
         (list) => ({ ok: true as const, items: list.items }),
         (error: unknown) => ({
           ok: false as const,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         }),
       ),
     ]);

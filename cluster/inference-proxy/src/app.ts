@@ -3,13 +3,14 @@
  * `/inference/<endpoint_name>/<path>` by name (forward.ts) and streams the model server's answer back
  * chunk by chunk (relay.ts). Rules and record format: docs/inference-proxy.md.
  */
+import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/envelope.js';
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { createService, type Service } from '../../shared/service.js';
-import { loadInferenceProxySettings, type InferenceProxyConfig } from './config.js';
+import { loadInferenceProxyEnvConfig, type InferenceProxyConfig } from './config.js';
 import { createForwarder, createProxyInstruments } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
@@ -85,17 +86,21 @@ export async function createInferenceProxyFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: InferenceProxyOverrides = {},
 ): Promise<InferenceProxy> {
-  const settings = loadInferenceProxySettings(env);
+  const settings = loadInferenceProxyEnvConfig(env);
   const envelope = envelopeVerifierFromEnv(env, overrides.keys);
   const dynamodb =
     overrides.dynamodb ??
-    new DynamoDBClient({
-      // The central table lives in the global region; every region's proxy reads it there.
-      region: settings.tablesRegion,
-      ...(settings.dynamodbEndpoint ? { endpoint: settings.dynamodbEndpoint } : {}),
-      // Bounded lookups: a slow table must surface as a 503, not as requests piling up behind it.
-      requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-    });
+    new DynamoDBClient(
+      awsClientConfig({
+        component: 'inference-proxy',
+        // The central table lives in the global region; every region's proxy reads it there.
+        region: settings.tablesRegion,
+        ...(settings.dynamodbEndpoint ? { endpoint: settings.dynamodbEndpoint } : {}),
+        // Bounded lookups: a slow table must surface as a 503, not as requests piling up behind it.
+        connectionTimeoutMs: 2_000,
+        requestTimeoutMs: 5_000,
+      }),
+    );
   return createInferenceProxy({
     config: settings.config,
     envelope,

@@ -25,7 +25,7 @@ export const INFERENCE_PROXY_DEFAULTS = {
 } as const;
 
 /** The config proper plus where the wiring finds the endpoint table and the CA. */
-export interface InferenceProxySettings {
+export interface InferenceProxyEnvConfig {
   config: InferenceProxyConfig;
   tableName: string;
   /** PEM bundle of the cluster internal CA the model pods' TLS sidecars chain to. */
@@ -47,7 +47,7 @@ const VARIABLES = {
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;
 
-export function loadInferenceProxySettings(env: EnvSource = process.env): InferenceProxySettings {
+export function loadInferenceProxyEnvConfig(env: EnvSource = process.env): InferenceProxyEnvConfig {
   return readContract(env, (read) => {
     const region = read.optional(VARIABLES.region) ?? read.optional('AWS_REGION');
     if (region === undefined) {
@@ -89,7 +89,7 @@ export function loadInferenceProxySettings(env: EnvSource = process.env): Infere
 }
 
 export function inferenceProxyEnvironment(
-  settings: Partial<Omit<InferenceProxySettings, 'config'>> & { config?: Partial<InferenceProxyConfig> },
+  settings: Partial<Omit<InferenceProxyEnvConfig, 'config'>> & { config?: Partial<InferenceProxyConfig> },
 ): Record<string, string> {
   const { config = {} } = settings;
   return variables({

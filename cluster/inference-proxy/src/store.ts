@@ -3,6 +3,7 @@
  * requests a second; the cache keeps that from becoming as many DynamoDB reads across regions, while a
  * state change (stopped, canary weight…) still takes effect within one TTL.
  */
+import { PlatformError } from '../../../contracts/runtime/errors.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { TableStore } from '../../shared/dynamo.js';
 
@@ -11,10 +12,10 @@ export interface EndpointSource {
   fetch(name: string): Promise<unknown>;
 }
 
-export class EndpointStoreError extends Error {
+export class EndpointStoreError extends PlatformError {
+  override readonly name = 'EndpointStoreError';
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);
-    this.name = 'EndpointStoreError';
   }
 }
 

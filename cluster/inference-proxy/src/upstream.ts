@@ -3,6 +3,7 @@
  * public roots), keeps connections alive between requests, and turns every way a request can fail
  * before the response headers arrive into a typed UpstreamError the route maps to 502 or 504.
  */
+import { PlatformError } from '../../../contracts/runtime/errors.js';
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -22,16 +23,16 @@ export const FAILURE_WORDING: Record<UpstreamFailure, string> = {
   client_closed: 'client closed the request',
 };
 
-export class UpstreamError extends Error {
+export class UpstreamError extends PlatformError {
+  override readonly name = 'UpstreamError';
   constructor(
     readonly failure: UpstreamFailure,
     message: string,
-    readonly code: string | undefined = undefined,
+    override readonly code: string | undefined = undefined,
     /** A pooled connection was closed by the server before it read this request: safe to send again. */
     readonly staleConnection = false,
   ) {
     super(message);
-    this.name = 'UpstreamError';
   }
 }
 

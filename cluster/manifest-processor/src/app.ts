@@ -3,6 +3,7 @@
  * deletes jobs; and fronts the central job queue, job templates, webhooks and this region's cost-monitor
  * (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
  */
+import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -137,7 +138,17 @@ export async function createManifestProcessorFromEnv(
     queue,
     templates,
     webhooks,
-    dynamodb: overrides.dynamodb ?? new DynamoDBClient({ region: globalRegion }),
+    dynamodb:
+      overrides.dynamodb ??
+      new DynamoDBClient(
+        // Bounded like inference-proxy's: a slow table must fail the request, not pile requests up.
+        awsClientConfig({
+          component: 'manifest-processor',
+          region: globalRegion,
+          connectionTimeoutMs: 2_000,
+          requestTimeoutMs: 5_000,
+        }),
+      ),
     kubeConfig,
     policy,
     source: { region: config.region, cluster: config.clusterName },

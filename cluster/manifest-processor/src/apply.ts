@@ -4,6 +4,7 @@
  * orchestrator's server-side dry run (`dryRun=All`, always: validate=false never skips the cluster's own
  * checks); (2) only if all pass, and dry_run is false, each is applied with server-side apply.
  */
+import { errorMessage } from '../../../contracts/runtime/errors.js';
 import {
   KubernetesObjectApi,
   PatchStrategy,
@@ -64,7 +65,7 @@ function failureMessage(error: unknown): string {
     const causes = status.details?.causes?.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
     return `${status.reason || status.code}: ${status.message}${causes ? ` (${causes})` : ''}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** True when every field of `wanted` (recursively; arrays element by element) has the same value in `live`. */

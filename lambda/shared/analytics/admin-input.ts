@@ -3,7 +3,7 @@
  * JSON objects with only the documented fields, Name is 1–128 characters after trimming, Description at
  * most 1024, Enabled a JSON boolean. Every failure is a 400 whose message names the field.
  */
-import { ApiError } from '../errors.js';
+import { EdgeHttpError } from '../errors.js';
 import { isPlainObject, parseJsonBody, rejectUnknownFields } from './http.js';
 import { canonicalUuid, isUuid } from './ids.js';
 
@@ -18,7 +18,7 @@ export const ADMIN_BODY_MAX_BYTES = 64 * 1024;
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
 
-const bad = (message: string, reason = 'invalid_field') => new ApiError(400, message, reason);
+const bad = (message: string, reason = 'invalid_field') => new EdgeHttpError(400, message, reason);
 
 /** A UUID path parameter, canonicalised; 400 naming the parameter otherwise. */
 export function pathId(params: Record<string, string | undefined> | null, name: string): string {
@@ -30,7 +30,7 @@ export function pathId(params: Record<string, string | undefined> | null, name: 
 /** The body as a JSON object with no fields beyond `allowed`. */
 export function objectBody(bytes: Buffer, allowed: readonly string[]): Record<string, unknown> {
   if (bytes.length > ADMIN_BODY_MAX_BYTES) {
-    throw new ApiError(
+    throw new EdgeHttpError(
       413,
       `Request body too large (at most ${ADMIN_BODY_MAX_BYTES} bytes)`,
       'body_too_large',
@@ -39,7 +39,7 @@ export function objectBody(bytes: Buffer, allowed: readonly string[]): Record<st
   // API Gateway hands a Lambda proxy a text body, with U+FFFD in place of bytes that are not UTF-8:
   // that character is how a body that was not UTF-8 on the wire shows, so it is refused like one.
   if (bytes.includes(REPLACEMENT_CHARACTER)) {
-    throw new ApiError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
+    throw new EdgeHttpError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
   }
   const body = parseJsonBody(bytes);
   if (!isPlainObject(body)) throw bad('Request body must be a JSON object', 'body_not_object');

@@ -2,6 +2,7 @@
  * The authorizations table (pk ApplicationId, sk ApiKeyId; GSI key-hash-index on ApiKeyHash). An item
  * holds the key's SHA-256 (ApiKeyHash) and a masked display value, never the key itself.
  */
+import { PlatformError } from '../../../contracts/runtime/errors.js';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -13,7 +14,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
-import { backoffDelayMs, sleep, type BackoffPolicy } from './backoff.js';
+import { backoffDelayMs, sleep, type BackoffPolicy } from '../../../contracts/runtime/backoff.js';
 import { isConditionalCheckFailure } from './dynamo-errors.js';
 import { pagesOf } from './dynamo-pages.js';
 
@@ -47,7 +48,7 @@ export interface ApiKeyStoreOptions {
   readonly maxBatchAttempts?: number;
 }
 
-export class UnprocessedItemsError extends Error {
+export class UnprocessedItemsError extends PlatformError {
   override readonly name = 'UnprocessedItemsError';
 }
 

@@ -1,8 +1,8 @@
 /**
  * HTTP plumbing of the analytics handlers (API Gateway REST v1 proxy integration): the raw request body,
- * JSON bodies, and refusals as the edge Lambdas' ApiError (answered `{"message":"…"}`).
+ * JSON bodies, and refusals as the edge Lambdas' EdgeHttpError (answered `{"message":"…"}`).
  */
-import { ApiError } from '../errors.js';
+import { EdgeHttpError } from '../errors.js';
 
 /** The request body's bytes exactly as the client sent them (API Gateway may base64-encode them). */
 export function rawBody(event: { body: string | null; isBase64Encoded?: boolean }): Buffer {
@@ -14,17 +14,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses a JSON request body. Empty, non-UTF-8 or malformed bodies are 400s (never a stack trace). */
 export function parseJsonBody(bytes: Buffer): unknown {
-  if (bytes.length === 0) throw new ApiError(400, 'Request body is required (JSON)', 'empty_body');
+  if (bytes.length === 0) throw new EdgeHttpError(400, 'Request body is required (JSON)', 'empty_body');
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    throw new ApiError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
+    throw new EdgeHttpError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ApiError(400, 'Request body is not valid JSON', 'malformed_json');
+    throw new EdgeHttpError(400, 'Request body is not valid JSON', 'malformed_json');
   }
 }
 
@@ -41,7 +41,7 @@ export function quoteName(name: string, max = 64): string {
 export function rejectUnknownFields(body: Record<string, unknown>, allowed: readonly string[]): void {
   const unknown = Object.keys(body).find((k) => !allowed.includes(k));
   if (unknown !== undefined) {
-    throw new ApiError(
+    throw new EdgeHttpError(
       400,
       `Unknown field ${quoteName(unknown)} (allowed: ${allowed.join(', ')})`,
       'unknown_field',

@@ -49,7 +49,7 @@ export function capturingLogger(): CapturingLogger {
   const lines: string[] = [];
   const at =
     (level: string) =>
-    (message: string, fields: LogFields = {}): void => {
+    (fields: LogFields, message: string): void => {
       entries.push({ level, message, fields });
       lines.push(JSON.stringify({ level, message, ...fields }));
     };

@@ -53,16 +53,16 @@ class RecordingStore extends QueueStore {
     return super.dispatchable(region, now, pageSize, startKey);
   }
 
-  override async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
+  override async tryTransition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
     const begun = tick();
     const window = this.windows.at(-1);
-    const out = await super.transition(jobId, t);
+    const out = await super.tryTransition(jobId, t);
     if (out && t.set.status === 'claimed' && window) this.claims.set(jobId, { window, begun });
     return out;
   }
 
-  override async tryTransition(jobId: string, t: Transition): Promise<boolean> {
-    const done = await super.tryTransition(jobId, t);
+  override async tryTransitionWithoutRead(jobId: string, t: Transition): Promise<boolean> {
+    const done = await super.tryTransitionWithoutRead(jobId, t);
     if (done && t.set.status === 'dispatched') this.onDispatched();
     return done;
   }

@@ -5,7 +5,7 @@
 import { describe, expect, test } from '@jest/globals';
 import * as admin from '../../../lambda/analytics-admin/index.js';
 import * as events from '../../../lambda/analytics-events/index.js';
-import { backoffDelayMs } from '../../../lambda/shared/analytics/backoff.js';
+import { backoffDelayMs } from '../../../contracts/runtime/backoff.js';
 import { chunkRecords } from '../../../lambda/analytics-events/kinesis-writer.js';
 
 describe('createHandlerFromEnv', () => {

@@ -17,7 +17,7 @@ import {
   type SetupHandler,
   type WarehouseConfig,
 } from '../../../lambda/analytics-warehouse-setup/index.js';
-import { discardingLogger } from '../../../lambda/shared/logger.js';
+import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 
 const ROLE = 'arn:aws:iam::111122223333:role/gco-redshift-stream';
 const WAREHOUSE: WarehouseConfig = {
@@ -35,7 +35,7 @@ function handler(opts: { warehouse?: WarehouseConfig | undefined; waitMs?: numbe
     warehouse: 'warehouse' in opts ? opts.warehouse : WAREHOUSE,
     waitMs: opts.waitMs ?? 5_000,
     pollMs: 5,
-    logger: discardingLogger,
+    logger: silentServiceLogger(),
   });
 }
 
@@ -208,7 +208,7 @@ describe('configuration', () => {
   test('no workgroup: not configured (400), whatever else is set', async () => {
     const h = createHandlerFromEnv(base, {
       redshiftData: new RedshiftDataClient({ region: 'us-east-2' }),
-      logger: discardingLogger,
+      logger: silentServiceLogger(),
     });
     expect((await h({ httpMethod: 'POST', resource: '/redshift/setup' }, CONTEXT)).statusCode).toBe(400);
   });
@@ -234,7 +234,7 @@ describe('configuration', () => {
     redshiftAnswers();
     const h = createHandlerFromEnv(
       { ...base, REDSHIFT_WORKGROUP_NAME: 'wg', REDSHIFT_STREAM_ROLE_ARN: ROLE },
-      { redshiftData: new RedshiftDataClient({ region: 'us-east-2' }), logger: discardingLogger },
+      { redshiftData: new RedshiftDataClient({ region: 'us-east-2' }), logger: silentServiceLogger() },
     );
     expect((await h({ httpMethod: 'POST', resource: '/redshift/setup' }, CONTEXT)).statusCode).toBe(200);
     expect(executed().map((s) => [s.WorkgroupName, s.Database])[0]).toEqual(['wg', 'dev']);

@@ -5,7 +5,7 @@ import {
   type ClusterSnapshot,
   type NodeSnapshot,
 } from '../../../cluster/health-monitor/src/snapshot.js';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 
 const GiB = 2 ** 30;
 
@@ -142,7 +142,7 @@ describe('health-monitor configuration', () => {
         HEALTH_PENDING_PODS_THRESHOLD: '1.5',
         STATUS_REFRESH_INTERVAL_SECONDS: 'x',
       }),
-    ).toThrow(ConfigError);
+    ).toThrow(EnvironmentError);
     try {
       loadHealthMonitorConfig({ HEALTH_CPU_THRESHOLD_PERCENT: '120', HEALTH_PENDING_PODS_THRESHOLD: '1.5' });
     } catch (error) {

@@ -1,10 +1,10 @@
 import {
   INFERENCE_PROXY_DEFAULTS,
-  loadInferenceProxySettings,
+  loadInferenceProxyEnvConfig,
 } from '../../../cluster/inference-proxy/src/config.js';
 import { EndpointCache, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { classify } from '../../../cluster/inference-proxy/src/upstream.js';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 
 function countingSource(values: Record<string, unknown>) {
   const calls: string[] = [];
@@ -80,7 +80,7 @@ describe('EndpointCache', () => {
   });
 });
 
-describe('loadInferenceProxySettings', () => {
+describe('loadInferenceProxyEnvConfig', () => {
   const base = {
     REGION: 'us-east-1',
     INFERENCE_ENDPOINTS_TABLE: 'gco-inference-endpoints',
@@ -88,7 +88,7 @@ describe('loadInferenceProxySettings', () => {
   };
 
   test('defaults', () => {
-    expect(loadInferenceProxySettings(base)).toEqual({
+    expect(loadInferenceProxyEnvConfig(base)).toEqual({
       config: { region: 'us-east-1', ...INFERENCE_PROXY_DEFAULTS },
       tableName: 'gco-inference-endpoints',
       caFile: '/etc/ca.pem',
@@ -98,7 +98,7 @@ describe('loadInferenceProxySettings', () => {
   });
 
   test('overrides', () => {
-    const s = loadInferenceProxySettings({
+    const s = loadInferenceProxyEnvConfig({
       ...base,
       GLOBAL_REGION: 'us-east-2',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
@@ -116,7 +116,7 @@ describe('loadInferenceProxySettings', () => {
   });
 
   test('a malformed value names its variable', () => {
-    expect(() => loadInferenceProxySettings({ ...base, UPSTREAM_TIMEOUT_MS: 'soon' })).toThrow(
+    expect(() => loadInferenceProxyEnvConfig({ ...base, UPSTREAM_TIMEOUT_MS: 'soon' })).toThrow(
       /UPSTREAM_TIMEOUT_MS: expected an integer/,
     );
   });
@@ -124,11 +124,11 @@ describe('loadInferenceProxySettings', () => {
   test('every missing variable is reported at once', () => {
     let error: unknown;
     try {
-      loadInferenceProxySettings({});
+      loadInferenceProxyEnvConfig({});
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(EnvironmentError);
     const message = (error as Error).message;
     expect(message).toContain('REGION');
     expect(message).toContain('INFERENCE_ENDPOINTS_TABLE');

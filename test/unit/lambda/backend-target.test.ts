@@ -11,7 +11,7 @@ import {
   targetFactory,
   type RegionalTargetResolverOptions,
 } from '../../../lambda/shared/backend-target.js';
-import { ApiError } from '../../../lambda/shared/errors.js';
+import { EdgeHttpError } from '../../../lambda/shared/errors.js';
 import { createLocalCa } from '../../../local/tls.js';
 import { ACCOUNT, lambdaContext } from '../../support/lambda-context.js';
 import { memoryLogger } from './events.js';
@@ -63,9 +63,9 @@ function setup(
   return { resolver, ssmMock, elbMock, logger, advance: (ms: number) => (now += ms) };
 }
 
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
+async function refusal(p: Promise<unknown>): Promise<EdgeHttpError> {
   const error = await p.catch((e: unknown) => e);
-  if (!(error instanceof ApiError)) throw new Error(`expected a ApiError, got ${String(error)}`);
+  if (!(error instanceof EdgeHttpError)) throw new Error(`expected an EdgeHttpError, got ${String(error)}`);
   return error;
 }
 

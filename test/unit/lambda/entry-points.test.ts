@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 import {
   invokeStreamingHandler,
   readHttpIntegrationResponse,
@@ -183,8 +183,8 @@ describe('custom-resource and scheduled handlers fail the invocation with the co
     );
     for (const result of results) {
       expect(result.status).toBe('rejected');
-      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(ConfigError);
-      expect(((result as PromiseRejectedResult).reason as ConfigError).problems).toEqual([
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(EnvironmentError);
+      expect(((result as PromiseRejectedResult).reason as EnvironmentError).problems).toEqual([
         expect.stringContaining('AWS_REGION: required'),
       ]);
     }
@@ -207,7 +207,7 @@ describe('custom-resource and scheduled handlers fail the invocation with the co
       lambdaContext(),
     ).catch((error: unknown) => error);
     for (const reason of [...results.map((r) => (r as PromiseRejectedResult).reason), renewal]) {
-      expect(reason).toBeInstanceOf(ConfigError);
+      expect(reason).toBeInstanceOf(EnvironmentError);
     }
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expectOneConfigurationLog(logged, 'AWS_REGION');

@@ -128,7 +128,7 @@ export function memoryLogger(): MemoryLogger {
   const lines: { level: string; message: string; fields: LogFields }[] = [];
   const at =
     (level: string) =>
-    (message: string, fields: LogFields = {}): void => {
+    (fields: LogFields, message: string): void => {
       lines.push({ level, message, fields });
     };
   return {

@@ -1,6 +1,6 @@
 import { readControlPlaneProxyConfig } from '../../../lambda/control-plane-proxy/config.js';
 import { readInferenceProxyConfig } from '../../../lambda/inference-stream-proxy/config.js';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
 const base = {
@@ -13,10 +13,10 @@ function problems(fn: () => unknown): readonly string[] {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
+    if (error instanceof EnvironmentError) return error.problems;
     throw error;
   }
-  throw new Error('expected a ConfigError');
+  throw new Error('expected an EnvironmentError');
 }
 
 test('global mode: defaults and required variables', () => {

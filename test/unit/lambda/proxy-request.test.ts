@@ -1,5 +1,5 @@
 import { EnvelopeVerifier } from '../../../contracts/envelope/envelope.js';
-import { ApiError } from '../../../lambda/shared/errors.js';
+import { EdgeHttpError } from '../../../lambda/shared/errors.js';
 import {
   buildQuery,
   derivePath,
@@ -15,14 +15,14 @@ import { restEvent } from './events.js';
 
 const HOST = 'backend.gco.gco.internal';
 
-function refusal(fn: () => unknown): ApiError {
+function refusal(fn: () => unknown): EdgeHttpError {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof EdgeHttpError) return error;
     throw error;
   }
-  throw new Error('expected a ApiError');
+  throw new Error('expected an EdgeHttpError');
 }
 
 describe('rejection rules', () => {

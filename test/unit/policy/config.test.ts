@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 import {
   DEFAULT_POLICY_CONFIG,
   loadPolicyConfig,
@@ -10,7 +10,7 @@ function configError(env: NodeJS.ProcessEnv): string {
   try {
     loadPolicyConfig(env);
   } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
+    expect(err).toBeInstanceOf(EnvironmentError);
     return (err as Error).message;
   }
   throw new Error('expected loadPolicyConfig to throw');

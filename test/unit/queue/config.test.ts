@@ -1,5 +1,5 @@
 import { loadQueueConfig, QUEUE_DEFAULTS } from '../../../cluster/manifest-processor/src/queue/config.js';
-import { ConfigError } from '../../../contracts/env/reader.js';
+import { EnvironmentError } from '../../../contracts/env/reader.js';
 
 describe('loadQueueConfig', () => {
   const base = { JOB_QUEUE_TABLE: 'gco-job-queue', QUEUE_REGION: 'us-east-1', HOSTNAME: 'mp-0' };
@@ -65,7 +65,7 @@ describe('loadQueueConfig', () => {
   });
 
   test('errors name the variables', () => {
-    expect(() => loadQueueConfig({})).toThrow(ConfigError);
+    expect(() => loadQueueConfig({})).toThrow(EnvironmentError);
     expect(() => loadQueueConfig({})).toThrow(/JOB_QUEUE_TABLE[\s\S]*QUEUE_REGION/);
     expect(() => loadQueueConfig({ ...base, QUEUE_LEASE_MS: '10' })).toThrow(/QUEUE_LEASE_MS/);
     expect(() => loadQueueConfig({ ...base, QUEUE_MAX_ATTEMPTS: '1.5' })).toThrow(/QUEUE_MAX_ATTEMPTS/);

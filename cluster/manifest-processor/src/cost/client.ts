@@ -4,6 +4,7 @@
  * CA, never the public roots. Failures are typed so the routes can answer 502 (unreachable, TLS failure,
  * malformed answer) or 504 (no answer within the deadline).
  */
+import { PlatformError } from '../../../../contracts/runtime/errors.js';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { readContract, variablesOf, type EnvSource } from '../../../shared/env-source.js';
@@ -26,14 +27,14 @@ export interface CostMonitorReply {
   body: unknown;
 }
 
-export class CostMonitorError extends Error {
+export class CostMonitorError extends PlatformError {
+  override readonly name = 'CostMonitorError';
   constructor(
     message: string,
     readonly kind: 'unreachable' | 'timeout' | 'invalid_response',
     options?: { cause: unknown },
   ) {
     super(message, options);
-    this.name = 'CostMonitorError';
   }
 }
 

@@ -3,6 +3,7 @@
  * (namespace aggregate ceilings) of the allowed namespaces, read live from the Kubernetes API. A layer the
  * API cannot supply is reported as unavailable; this never throws.
  */
+import { errorMessage } from '../../../../contracts/runtime/errors.js';
 import {
   ApiException,
   CoreV1Api,
@@ -47,7 +48,7 @@ export function describeKubeError(err: unknown): string {
         : undefined;
     return message ? `HTTP ${err.code}: ${message}` : `HTTP ${err.code}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -80,7 +81,7 @@ async function readLayer<T>(
     );
     return { status: 'ok', items: perNamespace.flat().map(summarise) };
   } catch (err) {
-    return { status: 'unavailable', error: err instanceof Error ? err.message : String(err) };
+    return { status: 'unavailable', error: errorMessage(err) };
   }
 }
 

@@ -5,6 +5,7 @@
  * Job carries the label gco.dev/queue-job-id: a second attempt after a worker died mid-apply gets
  * AlreadyExists, finds the Job with its own label and adopts it instead of creating a duplicate.
  */
+import { PlatformError, errorMessage } from '../../../../contracts/runtime/errors.js';
 import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
@@ -35,13 +36,13 @@ export interface JobDispatcher {
 }
 
 /** A dispatch failure; `permanent` ones fail the job, others return it to the queue for another try. */
-export class DispatchError extends Error {
+export class DispatchError extends PlatformError {
+  override readonly name = 'DispatchError';
   constructor(
     message: string,
     readonly permanent: boolean,
   ) {
     super(message);
-    this.name = 'DispatchError';
   }
 }
 
@@ -106,10 +107,7 @@ function refOf(job: V1Job, fallback: { namespace: string; name: string }): K8sRe
 function classify(error: unknown): DispatchError {
   const status = kubeStatusOf(error);
   if (!status) {
-    return new DispatchError(
-      `Kubernetes API unreachable: ${error instanceof Error ? error.message : String(error)}`,
-      false,
-    );
+    return new DispatchError(`Kubernetes API unreachable: ${errorMessage(error)}`, false);
   }
   const permanent = [
     'Invalid',

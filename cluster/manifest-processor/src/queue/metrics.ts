@@ -5,7 +5,7 @@
  * Every replica whose worker runs publishes the same two values: no election to get wrong, and the
  * alarms and dashboards read them with the Maximum statistic, which duplicates leave unchanged.
  */
-import type { Logger } from 'pino';
+import type { Log } from '../../../../contracts/runtime/logging.js';
 import type { MetricsSink } from '../../../shared/emf-publisher.js';
 import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import type { QueueStore } from './store.js';
@@ -16,7 +16,7 @@ export interface QueueMetricsOptions {
   region: string;
   intervalMs: number;
   now?: () => number;
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  logger?: Pick<Log, 'warn' | 'error'>;
 }
 
 export interface QueueMetricValues {

@@ -42,7 +42,7 @@ export async function cancelQueuedJob(
   now: number,
   retentionDays: number,
 ): Promise<QueuedJob> {
-  const cancelled = await store.transition(jobId, {
+  const cancelled = await store.tryTransition(jobId, {
     expect: { status: 'queued', claimed_by: null },
     set: {
       ...finishedAttributes('cancelled', now, retentionDays),

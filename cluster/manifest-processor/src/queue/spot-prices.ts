@@ -2,6 +2,7 @@
  * Current EC2 spot prices for spot-gated jobs: the lowest current Linux/UNIX price among the region's
  * Availability Zones (the price a spot launch in the region can get), from DescribeSpotPriceHistory.
  */
+import { awsClientConfig } from '../../../../contracts/runtime/aws-clients.js';
 import { DescribeSpotPriceHistoryCommand, EC2Client, type _InstanceType } from '@aws-sdk/client-ec2';
 
 export interface SpotPriceSource {
@@ -34,7 +35,7 @@ export class Ec2SpotPriceSource implements SpotPriceSource {
       ((region) => {
         let client = this.clients.get(region);
         if (!client) {
-          client = new EC2Client({ region });
+          client = new EC2Client(awsClientConfig({ component: 'manifest-processor', region }));
           this.clients.set(region, client);
         }
         return client;

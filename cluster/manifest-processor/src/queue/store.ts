@@ -122,13 +122,13 @@ export class QueueStore extends TableStore {
    * One conditional UpdateItem. Returns the job as written, or undefined when the item is not in the
    * expected state (someone else moved it first).
    */
-  async transition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
+  async tryTransition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
     const out = await this.update(jobId, t, 'ALL_NEW');
     return out && itemToJob(out.Attributes);
   }
 
-  /** transition() for callers that only need to know whether it happened: the item is not sent back. */
-  async tryTransition(jobId: string, t: Transition): Promise<boolean> {
+  /** tryTransition() for callers that only need to know whether it happened: the item is not sent back. */
+  async tryTransitionWithoutRead(jobId: string, t: Transition): Promise<boolean> {
     return (await this.update(jobId, t, 'NONE')) !== undefined;
   }
 

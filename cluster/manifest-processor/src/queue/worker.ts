@@ -14,7 +14,11 @@
  * The continuous loop drains: it opens windows back to back while they find work, and pauses only
  * when the queue is empty or everything left is gated.
  */
-import type { Logger } from 'pino';
+import { Semaphore } from '../../../../contracts/runtime/semaphore.js';
+import { backoffDelayMs, type BackoffPolicy } from '../../../../contracts/runtime/backoff.js';
+import type { Log } from '../../../../contracts/runtime/logging.js';
+import { silentServiceLogger } from '../../../shared/logger.js';
+import { errorMessage } from '../../../../contracts/runtime/errors.js';
 import { PollingLoop } from '../../../shared/polling-loop.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
@@ -57,7 +61,7 @@ export interface QueueWorkerOptions {
   pageSize?: number;
   /** Clock (epoch ms); tests move it to expire leases. */
   now?: () => number;
-  logger?: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  logger?: Log;
 }
 
 export interface PassResult {
@@ -82,21 +86,16 @@ const MAX_DISPATCH_PAGES = 20;
 const MAX_REAP = 100;
 const MAX_ACTIVE = 1000;
 /** Retry back-off after a transient dispatch error: 5 s, 10 s, 20 s… at most 5 min. */
-const RETRY_BASE_MS = 5_000;
-const MAX_BACKOFF_MS = 300_000;
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 5_000, capMs: 300_000, jitter: 'none' };
 
 interface Lease {
   stop(): void;
   readonly lost: boolean;
 }
 
-const noopLogger = { info() {}, warn() {}, error() {}, debug() {} };
-
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /** Pause after the n-th failed continuous pass in a row: the poll interval doubled each time, at most 1 min. */
 const failureBackoffMs = (pollIntervalMs: number, failures: number): number =>
-  Math.min(pollIntervalMs * 2 ** failures, 60_000);
+  backoffDelayMs(failures, { baseMs: pollIntervalMs, capMs: 60_000, jitter: 'none' });
 
 const emptyResult = (region: string, workerId: string): PassResult => ({
   region,
@@ -123,53 +122,12 @@ interface DrainLimits {
   until?: number;
 }
 
-/** A semaphore of Kubernetes applies: tasks past `size` wait in FIFO order for a slot. */
-class ApplySlots {
-  private active = 0;
-  private readonly queued: (() => void)[] = [];
-  private listeners: (() => void)[] = [];
-
-  constructor(readonly size: number) {}
-
-  /** Runs `task` as soon as a slot is free; settles with it. */
-  run(task: () => Promise<void>): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const start = () => {
-        this.active++;
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            this.active--;
-            this.queued.shift()?.();
-            const listeners = this.listeners;
-            this.listeners = [];
-            for (const listener of listeners) listener();
-          });
-      };
-      if (this.active < this.size) start();
-      else this.queued.push(start);
-    });
-  }
-
-  /** Waits until at least `n` slots (at most all of them) are free and nobody waits for one. */
-  async room(n: number): Promise<void> {
-    const wanted = Math.min(n, this.size);
-    while (this.size - this.active - this.queued.length < wanted) {
-      await new Promise<void>((resolve) => this.listeners.push(resolve));
-    }
-  }
-
-  idle(): Promise<void> {
-    return this.room(this.size);
-  }
-}
-
 export class QueueWorker {
   readonly region: string;
   readonly workerId: string;
   private readonly opts: QueueWorkerOptions;
   private readonly now: () => number;
-  private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  private readonly log: Log;
   private readonly renewals = new Set<NodeJS.Timeout>();
   private readonly loop: PollingLoop;
   private readonly concurrency: number;
@@ -181,7 +139,7 @@ export class QueueWorker {
     this.region = opts.region;
     this.workerId = opts.workerId;
     this.now = opts.now ?? Date.now;
-    this.log = opts.logger ?? noopLogger;
+    this.log = opts.logger ?? silentServiceLogger();
     this.concurrency = opts.dispatchConcurrency ?? QUEUE_DEFAULTS.dispatchConcurrency;
     this.loop = new PollingLoop({
       name: 'queue-worker',
@@ -245,7 +203,7 @@ export class QueueWorker {
       await this.sync(result);
     } catch (error) {
       // Jobs keep running in Kubernetes; the next pass syncs them. Dispatching must not wait for that.
-      result.errors.push(`status sync: ${message(error)}`);
+      result.errors.push(`status sync: ${errorMessage(error)}`);
       this.log.warn({ err: error }, 'queue status sync failed');
     }
   }
@@ -260,7 +218,7 @@ export class QueueWorker {
       const why = `lease of worker ${job.claimed_by ?? '?'} expired on attempt ${job.attempts} of ${this.opts.maxAttempts}`;
       if (job.attempts >= this.opts.maxAttempts) {
         const error = `${why}; giving up`;
-        const done = await this.opts.store.transition(job.job_id, {
+        const done = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: { ...finishedAttributes('failed', this.now(), this.opts.retentionDays), error },
           now: this.now(),
@@ -268,7 +226,7 @@ export class QueueWorker {
         if (done) result.failed.push({ job_id: job.job_id, error });
         continue;
       }
-      const requeued = await this.opts.store.transition(job.job_id, {
+      const requeued = await this.opts.store.tryTransition(job.job_id, {
         expect,
         set: { ...queuedAttributes(job), error: `${why}; requeued`, next_check_at: null },
         now: this.now(),
@@ -293,14 +251,14 @@ export class QueueWorker {
       const expect = { status: job.status, k8s_uid: job.k8s.uid };
       let moved: QueuedJob | undefined;
       if (seen.state === 'running' && job.status === 'dispatched') {
-        moved = await this.opts.store.transition(job.job_id, {
+        moved = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: { status: 'running', started_at: new Date(now).toISOString() },
           now,
         });
       } else if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
         const status = seen.state === 'succeeded' ? 'succeeded' : 'failed';
-        moved = await this.opts.store.transition(job.job_id, {
+        moved = await this.opts.store.tryTransition(job.job_id, {
           expect,
           set: {
             ...finishedAttributes(status, now, this.opts.retentionDays),
@@ -323,7 +281,7 @@ export class QueueWorker {
    * Returns true when it stopped with work left (time is up), false when the queue ran dry or is gated.
    */
   private async dispatch(limits: DrainLimits, result: PassResult): Promise<boolean> {
-    const slots = new ApplySlots(this.concurrency);
+    const slots = new Semaphore(this.concurrency);
     const outcomes: Promise<Outcome>[] = [];
     // Jobs claimed here: an index entry that still lists one (GSIs lag) is not claimed again.
     const mine = new Set<string>();
@@ -432,7 +390,7 @@ export class QueueWorker {
 
   private claim(candidate: QueuedJob, spotPrice: number | undefined): Promise<QueuedJob | undefined> {
     const now = this.now();
-    return this.opts.store.transition(candidate.job_id, {
+    return this.opts.store.tryTransition(candidate.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         status: 'claimed',
@@ -463,10 +421,10 @@ export class QueueWorker {
       if (price !== undefined && price <= max) return { open: true, price };
       reason = spotWaitReason(price, max, type, this.region);
     } catch (error) {
-      reason = `spot price of ${type} in ${this.region} could not be read: ${message(error)}`;
+      reason = `spot price of ${type} in ${this.region} could not be read: ${errorMessage(error)}`;
     }
     const now = this.now();
-    const waiting = await this.opts.store.transition(job.job_id, {
+    const waiting = await this.opts.store.tryTransition(job.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         waiting_reason: reason,
@@ -503,7 +461,7 @@ export class QueueWorker {
     }
     lease.stop();
     const now = this.now();
-    const marked = await this.opts.store.tryTransition(job.job_id, {
+    const marked = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
       expect: claimOf(job),
       set: dispatchedAttributes(ref, this.region, now),
       now,
@@ -534,7 +492,7 @@ export class QueueWorker {
   }
 
   private async applyFailed(job: QueuedJob, error: unknown, leaseLost: boolean, result: Outcome) {
-    const failure = error instanceof DispatchError ? error : new DispatchError(message(error), false);
+    const failure = error instanceof DispatchError ? error : new DispatchError(errorMessage(error), false);
     if (leaseLost) {
       result.lost.push(job.job_id);
       return;
@@ -544,7 +502,7 @@ export class QueueWorker {
       const reason = failure.permanent
         ? failure.message
         : `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; giving up)`;
-      const done = await this.opts.store.transition(job.job_id, {
+      const done = await this.opts.store.tryTransition(job.job_id, {
         expect: claimOf(job),
         set: { ...finishedAttributes('failed', now, this.opts.retentionDays), error: reason },
         now,
@@ -553,9 +511,9 @@ export class QueueWorker {
       this.log.warn({ job_id: job.job_id, error: reason }, 'queued job failed to dispatch');
       return;
     }
-    const backoff = Math.min(RETRY_BASE_MS * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
+    const backoff = backoffDelayMs(job.attempts - 1, RETRY_BACKOFF);
     const reason = `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; retrying)`;
-    const back = await this.opts.store.transition(job.job_id, {
+    const back = await this.opts.store.tryTransition(job.job_id, {
       expect: claimOf(job),
       set: { ...queuedAttributes(job), error: reason, next_check_at: now + backoff },
       now,
@@ -573,7 +531,7 @@ export class QueueWorker {
       () => {
         const now = this.now();
         this.opts.store
-          .tryTransition(job.job_id, {
+          .tryTransitionWithoutRead(job.job_id, {
             expect: claimOf(job),
             set: { lease_expires_at: now + this.opts.leaseMs },
             now,

@@ -6,7 +6,7 @@
  *   one central table, so every region reports the same backlog under its own Region dimension (read
  *   with Maximum, duplicates change nothing).
  */
-import type { Logger } from 'pino';
+import type { Log } from '../../../../contracts/runtime/logging.js';
 import type { MetricsSink } from '../../../shared/emf-publisher.js';
 import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import type { DeliveryStore } from './store.js';
@@ -17,7 +17,7 @@ export interface WebhookMetricsOptions {
   sink: MetricsSink;
   intervalMs: number;
   now?: () => number;
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  logger?: Pick<Log, 'warn' | 'error'>;
 }
 
 export interface WebhookMetricValues {

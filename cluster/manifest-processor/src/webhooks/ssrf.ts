@@ -8,6 +8,7 @@
  * Loopback and private ranges may be allowed for local development (WEBHOOK_ALLOW_PRIVATE_TARGETS);
  * link-local (cloud metadata), unspecified, multicast, documentation and other reserved ranges never are.
  */
+import { PlatformError } from '../../../../contracts/runtime/errors.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
@@ -168,18 +169,12 @@ export function isAllowedAddress(address: string, allowPrivate: boolean): boolea
 }
 
 /** The target is refused for good (policy), as opposed to a resolution failure that may clear up. */
-export class TargetRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TargetRefusedError';
-  }
+export class TargetRefusedError extends PlatformError {
+  override readonly name = 'TargetRefusedError';
 }
 
-export class TargetResolutionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TargetResolutionError';
-  }
+export class TargetResolutionError extends PlatformError {
+  override readonly name = 'TargetResolutionError';
 }
 
 export interface VettedTarget {

@@ -8,6 +8,7 @@
  * - webhook deleted meanwhile → cancelled.
  * Every replica runs one; the claim makes sure only one of them sends a given delivery at a time.
  */
+import { backoffDelayMs } from '../../../../contracts/runtime/backoff.js';
 import type { Logger } from 'pino';
 import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import { postWebhook, type WebhookResult } from './client.js';
@@ -62,8 +63,7 @@ export function backoffMs(
   max: number,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(max, base * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  return backoffDelayMs(Math.max(0, attempt - 1), { baseMs: base, capMs: max, jitter: 'equal' }, random);
 }
 
 export function isRetryableStatus(statusCode: number): boolean {
