@@ -2,24 +2,12 @@
  * Kinesis Data Streams on loopback for tests and the local platform: a kinesalite server (in memory) with
  * the given streams created and ACTIVE, and real @aws-sdk/client-kinesis clients pointed at it.
  */
-import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateStreamCommand, DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import kinesalite from 'kinesalite';
 import { LOCAL_CREDENTIALS } from './dynamodb.js';
-
-interface KinesaliteOptions {
-  /** Omitted: kinesalite keeps everything in memory (memdown). */
-  path?: string;
-  createStreamMs?: number;
-  deleteStreamMs?: number;
-  updateStreamMs?: number;
-  shardLimit?: number;
-}
-
-// kinesalite is CommonJS without type declarations; requiring it keeps its typing to this one line.
-const kinesalite = createRequire(import.meta.url)('kinesalite') as (opts?: KinesaliteOptions) => Server;
 
 export interface LocalStreamSpec {
   readonly name: string;
