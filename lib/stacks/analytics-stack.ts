@@ -21,7 +21,7 @@ import { warehouseSetupEnvironment } from '../../contracts/env/analytics-warehou
 import { keyStoresEnvironment } from '../../contracts/env/key-stores.js';
 import { ANALYTICS_TABLES, analyticsStreamName } from '../../contracts/analytics-resources.js';
 import { analyticsApiDefinition } from '../../contracts/api-routes.js';
-import { warehouseName } from '../names.js';
+import { analyticsApiName, warehouseName } from '../names.js';
 import { dataRemovalPolicy } from '../retention.js';
 import { tableName } from '../../contracts/tables.js';
 import { AnalyticsWarehouse } from '../constructs/analytics-warehouse.js';
@@ -241,7 +241,7 @@ export class AnalyticsStack extends PlatformStack {
 
     this.restApi = new PlatformRestApi(this, 'Api', {
       definition,
-      restApiName: `${project}-analytics`,
+      restApiName: analyticsApiName(config),
       functions: {
         'analytics-admin': admin,
         'analytics-events': events,
@@ -298,7 +298,13 @@ export class AnalyticsStack extends PlatformStack {
     }
 
     // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
-    if (config.monitoring.enabled) this.monitoring = new AnalyticsMonitoring(this, 'Monitoring');
+    if (config.monitoring.enabled) {
+      this.monitoring = new AnalyticsMonitoring(this, 'Monitoring', {
+        config,
+        api: this.restApi.api,
+        functions: this.functions,
+      });
+    }
   }
 
   /**

@@ -359,6 +359,15 @@ export class GlobalStack extends PlatformStack {
     }
 
     // ---- monitoring (docs/operations.md): topic, alarms, composite, global dashboard ---------------
-    if (config.monitoring.enabled) this.monitoring = new GlobalMonitoring(this, 'Monitoring');
+    if (config.monitoring.enabled) {
+      this.monitoring = new GlobalMonitoring(this, 'Monitoring', {
+        config,
+        api: this.api.api,
+        definition: this.apiDefinition,
+        functions: this.functions,
+        ...(this.waf ? { webAcl: this.waf.webAcl } : {}),
+        tables: this.tables,
+      });
+    }
   }
 }

@@ -26,6 +26,7 @@ import {
   aggregatorRoleName,
   albHostParameterName,
   internalCaSecretName,
+  regionalApiName,
   regionalApiParameterName,
   signingKeySecretName,
 } from '../names.js';
@@ -152,6 +153,7 @@ export class RegionalStack extends PlatformStack {
     this.api = new RegionalApi(this, 'RegionalApi', {
       definition: apiDefinition,
       projectName: config.projectName,
+      restApiName: regionalApiName(config, region),
       controlPlaneProxy: this.proxies.controlPlane,
       inferenceProxy: this.proxies.inference,
       aggregatorRoleName: aggregatorRoleName(config),
@@ -226,6 +228,16 @@ export class RegionalStack extends PlatformStack {
     suppressEksClusterInternals(cluster);
 
     // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
-    if (config.monitoring.enabled) this.monitoring = new RegionalMonitoring(this, 'Monitoring');
+    if (config.monitoring.enabled) {
+      this.monitoring = new RegionalMonitoring(this, 'Monitoring', {
+        config,
+        api: this.api.api.api,
+        controlPlaneProxy: this.proxies.controlPlane,
+        inferenceProxy: this.proxies.inference,
+        loadBalancer: this.alb.loadBalancer,
+        targetGroups: this.alb.targetGroups,
+        albCertificate: this.albCertificate.certificate,
+      });
+    }
   }
 }
