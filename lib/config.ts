@@ -213,23 +213,101 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   const r = new Reader();
   const top = splitContext(context, r);
   const sec = (name: SectionName): Record<string, unknown> => readSection(name, top, r);
+  // One reader per section, in cdk.json's order, so the problems are listed in that order too.
+  const { base, checkedGlobalRegion } = readTopLevel(r, top.values);
+  const { apiGateway, globalEndpointChoice } = readApiGateway(r, sec('api_gateway'));
+  const waf = readWaf(r, sec('waf'));
+  const analyticsEnvironment = readAnalyticsEnvironment(r, sec('analytics_environment'));
+  const { analyticsApi, analyticsRegion } = readAnalyticsApi(r, sec('analytics_api'), base.globalRegion);
+  const { removalPolicy, resourceGeneration } = readRetention(r, top.values);
+  const tables = readTables(r, sec('tables'), removalPolicy);
+  const monitoring = readMonitoring(r, sec('monitoring'));
+  const eks = readEks(r, sec('eks'), base.regions);
+  const images = readImages(r, sec('images'));
 
-  const projectName = r.string('project_name', top.values.project_name, DEFAULT_CONTEXT.project_name, {
+  const backendHostname = readBackendHostname(r, base.projectName, base.internalDomain);
+  const partition = checkOnePartition(r, base.regions, checkedGlobalRegion, analyticsRegion);
+  const globalEndpointType = decideGlobalEndpointType(r, globalEndpointChoice, partition);
+  checkAdminPrincipalPartitions(r, eks.adminPrincipalArns, partition);
+
+  r.problems.push(...top.unknown);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+
+  return deepFreeze(
+    withDerivedValues({
+      ...base,
+      apiGateway: { ...apiGateway, globalEndpointType },
+      waf,
+      analyticsEnvironment,
+      analyticsApi,
+      tables,
+      removalPolicy,
+      resourceGeneration,
+      monitoring,
+      eks,
+      images,
+      partition,
+      backendHostname,
+    }),
+  );
+}
+
+/** What the readers decide; the rest of PlatformConfig follows from it. */
+type ReadConfig = Omit<
+  PlatformConfig,
+  | 'acceleratorRegions'
+  | 'hasAccelerator'
+  | 'regionalApiOpenToAccount'
+  | 'globalStackName'
+  | 'analyticsStackName'
+  | 'regionalStackName'
+>;
+
+function withDerivedValues(read: ReadConfig): PlatformConfig {
+  const { projectName, regions } = read;
+  const acceleratorRegions = read.partition.hasGlobalAccelerator ? regions.filter(acceleratorSupports) : [];
+  const regionSet = new Set(regions);
+  return {
+    ...read,
+    acceleratorRegions,
+    hasAccelerator: acceleratorRegions.length > 0,
+    regionalApiOpenToAccount: (region: string): boolean =>
+      read.apiGateway.regionalApiEnabled || !acceleratorRegions.includes(region),
+    globalStackName: `${projectName}-global`,
+    analyticsStackName: `${projectName}-analytics`,
+    regionalStackName: (region: string): string => {
+      if (!regionSet.has(region)) {
+        throw new Error(`"${region}" is not one of the configured regions (${regions.join(', ')})`);
+      }
+      return `${projectName}-${region}`;
+    },
+  };
+}
+
+// ---- section readers -----------------------------------------------------------------------------
+
+type TopLevel = Pick<PlatformConfig, 'projectName' | 'globalRegion' | 'regions' | 'stage' | 'internalDomain'>;
+
+/** The top-level keys; `checkedGlobalRegion` is the global region only when it is valid. */
+function readTopLevel(
+  r: Reader,
+  values: Record<string, unknown>,
+): { readonly base: TopLevel; readonly checkedGlobalRegion: string | undefined } {
+  const projectName = r.string('project_name', values.project_name, DEFAULT_CONTEXT.project_name, {
     ok: (s) => /^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,31}$/.test(s),
     expected:
       '1-32 lowercase letters, digits or single hyphens, starting with a letter and not ending with a hyphen',
   });
-  // Invalid regions are reported and left out, so the partition check below only compares real regions.
+  // Invalid regions are reported and left out, so the partition check only compares real regions.
   const checkedGlobalRegion = r.region(
     'global_region',
-    top.values.global_region ?? DEFAULT_CONTEXT.global_region,
+    values.global_region ?? DEFAULT_CONTEXT.global_region,
   );
-  const globalRegion = checkedGlobalRegion ?? DEFAULT_CONTEXT.global_region;
-  const regions = r.regionList('regions', top.values.regions ?? DEFAULT_CONTEXT.regions);
-  const stage = r.string('stage', top.values.stage, DEFAULT_CONTEXT.stage, STAGE_RULE);
+  const regions = r.regionList('regions', values.regions ?? DEFAULT_CONTEXT.regions);
+  const stage = r.string('stage', values.stage, DEFAULT_CONTEXT.stage, STAGE_RULE);
   const internalDomain = r.string(
     'internal_domain',
-    top.values.internal_domain,
+    values.internal_domain,
     DEFAULT_CONTEXT.internal_domain,
     {
       ok: isDnsName,
@@ -238,79 +316,86 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
         'no label starting or ending with a hyphen, no trailing dot)',
     },
   );
+  const globalRegion = checkedGlobalRegion ?? DEFAULT_CONTEXT.global_region;
+  return { base: { projectName, globalRegion, regions, stage, internalDomain }, checkedGlobalRegion };
+}
 
-  const api = sec('api_gateway');
-  const apiDefaults = DEFAULT_CONTEXT.api_gateway;
+/** `api_gateway`; the global endpoint type is decided once the partition is known. */
+function readApiGateway(
+  r: Reader,
+  api: Record<string, unknown>,
+): { readonly apiGateway: ApiGatewayConfig; readonly globalEndpointChoice: 'edge' | 'regional' | undefined } {
+  const defaults = DEFAULT_CONTEXT.api_gateway;
   const apiGateway: ApiGatewayConfig = {
     regionalApiEnabled: r.boolean(
       'api_gateway.regional_api_enabled',
       api.regional_api_enabled,
-      apiDefaults.regional_api_enabled,
+      defaults.regional_api_enabled,
     ),
     throttlingRateLimit: r.number(
       'api_gateway.throttling_rate_limit',
       api.throttling_rate_limit,
-      apiDefaults.throttling_rate_limit,
+      defaults.throttling_rate_limit,
       { ok: (n) => n > 0, expected: 'a positive number' },
     ),
     throttlingBurstLimit: r.number(
       'api_gateway.throttling_burst_limit',
       api.throttling_burst_limit,
-      apiDefaults.throttling_burst_limit,
+      defaults.throttling_burst_limit,
       { ok: (n) => Number.isInteger(n) && n > 0, expected: 'a positive integer' },
     ),
-    globalEndpointType: 'EDGE', // decided below, once the partition is known
+    globalEndpointType: 'EDGE', // decided by decideGlobalEndpointType
   };
   const globalEndpointChoice = r.choice('api_gateway.global_endpoint_type', api.global_endpoint_type, [
     'edge',
     'regional',
   ]);
+  return { apiGateway, globalEndpointChoice };
+}
 
-  const wafRaw = sec('waf');
-  const wafDefaults = DEFAULT_CONTEXT.waf;
-  const waf: WafConfig = {
-    enabled: r.boolean('waf.enabled', wafRaw.enabled, wafDefaults.enabled),
-    rateLimitPerIp: r.number(
-      'waf.rate_limit_per_ip',
-      wafRaw.rate_limit_per_ip,
-      wafDefaults.rate_limit_per_ip,
-      {
-        ok: (n) => isIntegerIn(n, WAF_RATE_LIMIT_MIN, WAF_RATE_LIMIT_MAX),
-        expected: `an integer from ${WAF_RATE_LIMIT_MIN} to ${WAF_RATE_LIMIT_MAX} (requests per IP per 5 minutes, AWS WAF's range)`,
-      },
-    ),
+function readWaf(r: Reader, waf: Record<string, unknown>): WafConfig {
+  const defaults = DEFAULT_CONTEXT.waf;
+  return {
+    enabled: r.boolean('waf.enabled', waf.enabled, defaults.enabled),
+    rateLimitPerIp: r.number('waf.rate_limit_per_ip', waf.rate_limit_per_ip, defaults.rate_limit_per_ip, {
+      ok: (n) => isIntegerIn(n, WAF_RATE_LIMIT_MIN, WAF_RATE_LIMIT_MAX),
+      expected: `an integer from ${WAF_RATE_LIMIT_MIN} to ${WAF_RATE_LIMIT_MAX} (requests per IP per 5 minutes, AWS WAF's range)`,
+    }),
     maxBodySizeBytes: r.number(
       'waf.max_body_size_bytes',
-      wafRaw.max_body_size_bytes,
-      wafDefaults.max_body_size_bytes,
+      waf.max_body_size_bytes,
+      defaults.max_body_size_bytes,
       {
         ok: (n) => isIntegerIn(n, 1, WAF_MAX_BODY_INSPECTION_BYTES),
         expected: `an integer from 1 to ${WAF_MAX_BODY_INSPECTION_BYTES} (AWS WAF inspects at most 64 KiB of an API Gateway body)`,
       },
     ),
   };
+}
 
-  const analyticsEnvironment: AnalyticsEnvironmentConfig = {
-    enabled: r.boolean(
-      'analytics_environment.enabled',
-      sec('analytics_environment').enabled,
-      DEFAULT_CONTEXT.analytics_environment.enabled,
-    ),
-  };
+function readAnalyticsEnvironment(r: Reader, raw: Record<string, unknown>): AnalyticsEnvironmentConfig {
+  const fallback = DEFAULT_CONTEXT.analytics_environment.enabled;
+  return { enabled: r.boolean('analytics_environment.enabled', raw.enabled, fallback) };
+}
 
-  const an = sec('analytics_api');
-  const anDefaults = DEFAULT_CONTEXT.analytics_api;
+/** `analytics_api`; `analyticsRegion` is the configured region when it is valid (null: the global one). */
+function readAnalyticsApi(
+  r: Reader,
+  an: Record<string, unknown>,
+  globalRegion: string,
+): { readonly analyticsApi: AnalyticsApiConfig; readonly analyticsRegion: string | undefined } {
+  const defaults = DEFAULT_CONTEXT.analytics_api;
   // null (the cdk.json default) means "same as global_region".
   const analyticsRegion =
     an.region === undefined || an.region === null ? undefined : r.region('analytics_api.region', an.region);
   const analyticsApi: AnalyticsApiConfig = {
-    enabled: r.boolean('analytics_api.enabled', an.enabled, anDefaults.enabled),
+    enabled: r.boolean('analytics_api.enabled', an.enabled, defaults.enabled),
     region: analyticsRegion ?? globalRegion,
-    stage: r.string('analytics_api.stage', an.stage, anDefaults.stage, STAGE_RULE),
+    stage: r.string('analytics_api.stage', an.stage, defaults.stage, STAGE_RULE),
     authorizerCacheTtlSeconds: r.number(
       'analytics_api.authorizer_cache_ttl_seconds',
       an.authorizer_cache_ttl_seconds,
-      anDefaults.authorizer_cache_ttl_seconds,
+      defaults.authorizer_cache_ttl_seconds,
       {
         ok: (n) => isIntegerIn(n, 0, AUTHORIZER_CACHE_TTL_MAX_SECONDS),
         expected: `an integer from 0 to ${AUTHORIZER_CACHE_TTL_MAX_SECONDS} (seconds; 0 turns caching off)`,
@@ -319,46 +404,55 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
     warehouseEnabled: r.boolean(
       'analytics_api.warehouse_enabled',
       an.warehouse_enabled,
-      anDefaults.warehouse_enabled,
+      defaults.warehouse_enabled,
     ),
   };
+  return { analyticsApi, analyticsRegion };
+}
 
-  const removalPolicy =
-    r.choice('removal_policy', top.values.removal_policy, ['retain', 'destroy']) ?? 'retain';
+/** `removal_policy` and `resource_generation`. */
+function readRetention(
+  r: Reader,
+  values: Record<string, unknown>,
+): { readonly removalPolicy: RemovalPolicyName; readonly resourceGeneration: number } {
+  const removalPolicy = r.choice('removal_policy', values.removal_policy, ['retain', 'destroy']) ?? 'retain';
   const resourceGeneration = r.number(
     'resource_generation',
-    top.values.resource_generation,
+    values.resource_generation,
     DEFAULT_CONTEXT.resource_generation,
     {
       ok: (n) => isIntegerIn(n, 1, 999),
       expected: 'an integer from 1 to 999 (1 keeps the plain resource names)',
     },
   );
+  return { removalPolicy, resourceGeneration };
+}
 
-  const tablesRaw = sec('tables');
-  const explicitDeletionProtection = fromCli(tablesRaw.deletion_protection);
-  if (removalPolicy === 'destroy' && explicitDeletionProtection === true) {
+/** `tables`: deletion protection defaults to on under "retain" and must be off under "destroy". */
+function readTables(r: Reader, raw: Record<string, unknown>, removalPolicy: RemovalPolicyName): TablesConfig {
+  if (removalPolicy === 'destroy' && fromCli(raw.deletion_protection) === true) {
     r.fail(
       'tables.deletion_protection',
       'false (or unset) with removal_policy "destroy": a protected table makes `cdk destroy` fail',
       'true',
     );
   }
-  const tables: TablesConfig = {
+  return {
     deletionProtection: r.boolean(
       'tables.deletion_protection',
-      tablesRaw.deletion_protection,
+      raw.deletion_protection,
       removalPolicy === 'retain',
     ),
     pointInTimeRecovery: r.boolean(
       'tables.point_in_time_recovery',
-      tablesRaw.point_in_time_recovery,
+      raw.point_in_time_recovery,
       DEFAULT_CONTEXT.tables.point_in_time_recovery,
     ),
   };
+}
 
-  const mon = sec('monitoring');
-  const monitoring: MonitoringConfig = {
+function readMonitoring(r: Reader, mon: Record<string, unknown>): MonitoringConfig {
+  return {
     enabled: r.boolean('monitoring.enabled', mon.enabled, DEFAULT_CONTEXT.monitoring.enabled),
     alarmEmailAddresses: r.stringList('monitoring.alarm_email_addresses', mon.alarm_email_addresses, {
       ok: (s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s),
@@ -369,20 +463,23 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       expected: 'an https:// URL with a host (SNS HTTPS subscriptions; plain http is refused)',
     }),
   };
+}
 
-  const eksRaw = sec('eks');
-  const eks: EksConfig = {
-    availabilityZoneIds: readAvailabilityZoneIds(r, eksRaw.availability_zone_ids, regions),
-    adminPrincipalArns: r.stringList('eks.admin_principal_arns', eksRaw.admin_principal_arns, {
+function readEks(r: Reader, eks: Record<string, unknown>, regions: readonly string[]): EksConfig {
+  return {
+    availabilityZoneIds: readAvailabilityZoneIds(r, eks.availability_zone_ids, regions),
+    adminPrincipalArns: r.stringList('eks.admin_principal_arns', eks.admin_principal_arns, {
       ok: (s) => /^arn:(?:aws|aws-cn|aws-us-gov):iam::\d{12}:(?:role|user)\/[\w+=,.@/-]{1,512}$/.test(s),
       expected:
         'an IAM role or user ARN such as "arn:<partition>:iam::123456789012:role/Admin" (EKS access entries take roles and users)',
     }),
   };
+}
 
-  const imagesRaw = sec('images');
-  const images = readImages(r, imagesRaw.registry, imagesRaw.tag);
+// ---- checks across sections ----------------------------------------------------------------------
 
+/** `backend.<project>.<internal_domain>`, which must fit DNS's 253 characters. */
+function readBackendHostname(r: Reader, projectName: string, internalDomain: string): string {
   const backendHostname = `backend.${projectName}.${internalDomain}`;
   if (backendHostname.length > 253) {
     r.fail(
@@ -391,19 +488,28 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       `${JSON.stringify(internalDomain)} (${backendHostname.length} characters in total)`,
     );
   }
+  return backendHostname;
+}
 
-  const partition = checkOnePartition(r, regions, checkedGlobalRegion, analyticsRegion);
+/** EDGE where the partition has edge-optimized APIs, unless "regional" is chosen; "edge" elsewhere fails. */
+function decideGlobalEndpointType(
+  r: Reader,
+  choice: 'edge' | 'regional' | undefined,
+  partition: PartitionInfo,
+): ApiGatewayConfig['globalEndpointType'] {
   const edgeAvailable = partition.partition === 'aws';
-  if (globalEndpointChoice === 'edge' && !edgeAvailable) {
+  if (choice === 'edge' && !edgeAvailable) {
     r.fail(
       'api_gateway.global_endpoint_type',
       `"regional" or null in the ${partition.partition} partition (edge-optimized APIs exist only in aws)`,
       '"edge"',
     );
   }
-  const globalEndpointType =
-    globalEndpointChoice === 'regional' || !edgeAvailable ? ('REGIONAL' as const) : ('EDGE' as const);
-  for (const arn of eks.adminPrincipalArns) {
+  return choice === 'regional' || !edgeAvailable ? 'REGIONAL' : 'EDGE';
+}
+
+function checkAdminPrincipalPartitions(r: Reader, arns: readonly string[], partition: PartitionInfo): void {
+  for (const arn of arns) {
     const arnPartition = arn.split(':')[1];
     if (arnPartition !== partition.partition) {
       r.fail(
@@ -413,43 +519,6 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       );
     }
   }
-  const acceleratorRegions = partition.hasGlobalAccelerator ? regions.filter(acceleratorSupports) : [];
-
-  r.problems.push(...top.unknown);
-  if (r.problems.length > 0) throw new ConfigError(r.problems);
-
-  const regionSet = new Set(regions);
-  return deepFreeze({
-    projectName,
-    globalRegion,
-    regions,
-    stage,
-    internalDomain,
-    apiGateway: { ...apiGateway, globalEndpointType },
-    waf,
-    analyticsEnvironment,
-    analyticsApi,
-    tables,
-    removalPolicy,
-    resourceGeneration,
-    monitoring,
-    eks,
-    images,
-    partition,
-    backendHostname,
-    acceleratorRegions,
-    hasAccelerator: acceleratorRegions.length > 0,
-    regionalApiOpenToAccount: (region: string): boolean =>
-      apiGateway.regionalApiEnabled || !acceleratorRegions.includes(region),
-    globalStackName: `${projectName}-global`,
-    analyticsStackName: `${projectName}-analytics`,
-    regionalStackName: (region: string): string => {
-      if (!regionSet.has(region)) {
-        throw new Error(`"${region}" is not one of the configured regions (${regions.join(', ')})`);
-      }
-      return `${projectName}-${region}`;
-    },
-  });
 }
 
 // ---- context layout ------------------------------------------------------------------------------
@@ -621,7 +690,8 @@ function readAvailabilityZoneIds(
 }
 
 /** `images.registry` + `images.tag`: both set (pre-built images) or both null (local build). */
-function readImages(r: Reader, rawRegistry: unknown, rawTag: unknown): ImagesConfig {
+function readImages(r: Reader, raw: Record<string, unknown>): ImagesConfig {
+  const { registry: rawRegistry, tag: rawTag } = raw;
   const registry = r.optionalString('images.registry', rawRegistry, {
     ok: (s) =>
       /^[a-z0-9]+(?:[.-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/.test(

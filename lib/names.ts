@@ -24,6 +24,16 @@ export const albHostParameterName = (config: PlatformConfig): string => `/${conf
 export const regionalApiParameterPath = (config: PlatformConfig): string =>
   `/${config.projectName}/regional-api`;
 
+/**
+ * The regional REST API of `region`: the regional stack names it so, and its alarms (in that stack and on
+ * the global dashboard) find its metrics by this name.
+ */
+export const regionalApiName = (config: PlatformConfig, region: string): string =>
+  `${config.projectName}-regional-api-${region}`;
+
+/** The analytics REST API: the analytics stack names it so, and its alarms find its metrics by this name. */
+export const analyticsApiName = (config: PlatformConfig): string => `${config.projectName}-analytics`;
+
 /** `/<project>/regional-api/<region>` (docs/aggregator.md, "Discovery contract"). */
 export const regionalApiParameterName = (config: PlatformConfig, region: string): string =>
   `${regionalApiParameterPath(config)}/${region}`;

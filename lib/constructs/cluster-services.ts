@@ -96,10 +96,26 @@ export class ClusterServices extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterServicesProps) {
     super(scope, id);
-    const { cluster } = props;
     const stack = Stack.of(this);
 
     const images = serviceImages(this, props.images, stack.region);
+    const { roles, associations } = this.addPodIdentityRoles(props);
+    this.imageUris = images.uris;
+    this.imageAssets = images.assets;
+    this.roles = roles;
+    this.metricsLogGroup = this.addMetricsLogGroup(props);
+    grantServiceRoles(roles, props);
+    const values = manifestValues(stack.region, props, images, this.metricsLogGroup);
+    this.manifests = this.addManifests(props.cluster, values, associations);
+  }
+
+  /** One Pod Identity role per service, associated with its ServiceAccount, reading the TLS key pair. */
+  private addPodIdentityRoles(props: ClusterServicesProps): {
+    readonly roles: ReadonlyMap<ClusterServiceName, Role>;
+    readonly associations: readonly CfnPodIdentityAssociation[];
+  } {
+    const { cluster } = props;
+    const stack = Stack.of(this);
     const roles = new Map<ClusterServiceName, Role>();
     const associations: CfnPodIdentityAssociation[] = [];
     for (const service of CLUSTER_SERVICES) {
@@ -122,10 +138,12 @@ export class ClusterServices extends Construct {
         role.addToPolicy(centralTableStatement(stack, props, table, actions));
       }
     }
-    this.imageUris = images.uris;
-    this.imageAssets = images.assets;
-    this.roles = roles;
+    return { roles, associations };
+  }
 
+  /** The EMF log group of the pods' platform metrics; only the metrics publishers may write to it. */
+  private addMetricsLogGroup(props: ClusterServicesProps): ILogGroup {
+    const stack = Stack.of(this);
     const metricsLogGroup = new LogGroup(this, 'PlatformMetricsLogs', {
       // Retained under "retain": the name carries the generation so a redeploy does not collide with it.
       logGroupName: `/${props.projectName}/${stack.region}/platform-metrics${generationSuffix(props.resourceGeneration ?? 1)}`,
@@ -133,9 +151,8 @@ export class ClusterServices extends Construct {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: dataRemovalPolicy(props),
     });
-    this.metricsLogGroup = metricsLogGroup;
     for (const service of METRICS_PUBLISHERS) {
-      const role = roles.get(service);
+      const role = this.roles.get(service);
       // The group's ARN ends in `:*`: its log streams, the resource of PutLogEvents and CreateLogStream.
       role?.addToPolicy(
         new PolicyStatement({
@@ -146,122 +163,15 @@ export class ClusterServices extends Construct {
       );
     }
 
-    const roleOf = (service: ClusterServiceName): Role => {
-      const role = roles.get(service);
-      if (!role) throw new Error(`No role for ${service}`);
-      return role;
-    };
-    // Envelope verification: every service except cost-monitor (no authentication by design).
-    for (const service of ['manifest-processor', 'health-monitor', 'inference-proxy'] as const) {
-      props.signingKeySecret.grantRead(roleOf(service));
-    }
-    const manifestProcessor = roleOf('manifest-processor');
-    manifestProcessor.addToPolicy(
-      new PolicyStatement({
-        sid: 'SpotPricesForQueuedJobs',
-        actions: ['ec2:DescribeSpotPriceHistory'],
-        resources: ['*'],
-      }),
-    );
-    NagSuppressions.addResourceSuppressions(
-      manifestProcessor,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'ec2:DescribeSpotPriceHistory supports no resource-level permissions (spot-gated queue dispatch); the ' +
-            'job-queue and webhook-deliveries grants include their own indexes (<table>/index/*)',
-          appliesTo: [
-            'Resource::*',
-            { regex: '/^Resource::arn:<AWS::Partition>:dynamodb:.*:table\\/.*\\/index\\/\\*$/g' },
-          ],
-        },
-      ],
-      true,
-    );
-    const costMonitor = roleOf('cost-monitor');
-    costMonitor.addToPolicy(
-      new PolicyStatement({
-        sid: 'CostReportObjects',
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.costReportsBucket.arnForObjects('*')],
-      }),
-    );
-    costMonitor.addToPolicy(
-      new PolicyStatement({
-        sid: 'ListCostReports',
-        actions: ['s3:ListBucket'],
-        resources: [props.costReportsBucket.bucketArn],
-      }),
-    );
-    costMonitor.addToPolicy(
-      new PolicyStatement({
-        sid: 'ScheduledWindowClaims',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [props.costReportsTable.tableArn],
-      }),
-    );
-    NagSuppressions.addResourceSuppressions(
-      costMonitor,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'Report objects are written under time-based keys in the one cost-reports bucket of the region',
-          appliesTo: [{ regex: '/^Resource::<.*CostReports.*\\.Arn>\\/\\*$/g' }],
-        },
-      ],
-      true,
-    );
-    for (const role of roles.values()) {
-      NagSuppressions.addResourceSuppressions(
-        role,
-        [
-          {
-            id: 'AwsSolutions-IAM5',
-            reason:
-              'Secrets Manager ARNs end in a random suffix: the grant names the secret (signing-key replica, TLS ' +
-              'key pair) and wildcards only the six-character suffix',
-            appliesTo: [{ regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
-          },
-        ],
-        true,
-      );
-    }
+    return metricsLogGroup;
+  }
 
-    const imageOf = (service: ClusterServiceName): string => {
-      const uri = images.uris.get(service);
-      if (!uri) throw new Error(`No image for ${service}`);
-      return uri;
-    };
-    const targetGroupOf = (service: AlbServiceName): ITargetGroup => {
-      const targetGroup = props.targetGroups.get(service);
-      if (!targetGroup) throw new Error(`No ALB target group for ${service}`);
-      return targetGroup;
-    };
-    const values: Record<string, string> = {
-      REGION: stack.region,
-      GLOBAL_REGION: props.globalRegion,
-      DEPLOYMENT_REGIONS: props.deploymentRegions.join(','),
-      CLUSTER_NAME: cluster.clusterName,
-      VPC_CIDR: props.vpcCidr,
-      SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
-      TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
-      INTERNAL_CA_PEM: props.caCertificatePem,
-      COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
-      PROJECT_NAME: props.projectName,
-      METRICS_LOG_GROUP: metricsLogGroup.logGroupName,
-      // The policy trusts the project's own image repository besides the configured registries.
-      PROJECT_REGISTRIES: images.projectRegistry,
-      ...tableEnvironment(props.projectName, props.resourceGeneration),
-    };
-    for (const service of CLUSTER_SERVICES) {
-      values[`IMAGE_${constantCase(service)}`] = imageOf(service);
-    }
-    for (const service of props.targetGroups.keys()) {
-      values[`TARGET_GROUP_ARN_${constantCase(service)}`] = targetGroupOf(service).targetGroupArn;
-    }
-
+  /** The rendered `cluster/k8s/` files, applied in order; Deployments after the Pod Identity associations. */
+  private addManifests(
+    cluster: ICluster,
+    values: Record<string, string>,
+    associations: readonly CfnPodIdentityAssociation[],
+  ): KubernetesManifest[] {
     const manifests: KubernetesManifest[] = [];
     for (const file of renderManifests(loadManifestTemplates(), values)) {
       const manifest = new KubernetesManifest(this, `Manifest-${file.file.replace(/\.yaml$/, '')}`, {
@@ -279,8 +189,146 @@ export class ClusterServices extends Construct {
       }
       manifests.push(manifest);
     }
-    this.manifests = manifests;
+    return manifests;
   }
+}
+
+/** What each role may do beyond its tables: envelope verification, spot prices, cost reports. */
+function grantServiceRoles(roles: ReadonlyMap<ClusterServiceName, Role>, props: ClusterServicesProps): void {
+  const roleOf = (service: ClusterServiceName): Role => {
+    const role = roles.get(service);
+    if (!role) throw new Error(`No role for ${service}`);
+    return role;
+  };
+  // Envelope verification: every service except cost-monitor (no authentication by design).
+  for (const service of ['manifest-processor', 'health-monitor', 'inference-proxy'] as const) {
+    props.signingKeySecret.grantRead(roleOf(service));
+  }
+  grantManifestProcessor(roleOf('manifest-processor'));
+  grantCostMonitor(roleOf('cost-monitor'), props);
+  for (const role of roles.values()) {
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Secrets Manager ARNs end in a random suffix: the grant names the secret (signing-key replica, TLS ' +
+            'key pair) and wildcards only the six-character suffix',
+          appliesTo: [{ regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
+        },
+      ],
+      true,
+    );
+  }
+}
+
+/** Spot prices for spot-gated queue dispatch. */
+function grantManifestProcessor(manifestProcessor: Role): void {
+  manifestProcessor.addToPolicy(
+    new PolicyStatement({
+      sid: 'SpotPricesForQueuedJobs',
+      actions: ['ec2:DescribeSpotPriceHistory'],
+      resources: ['*'],
+    }),
+  );
+  NagSuppressions.addResourceSuppressions(
+    manifestProcessor,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'ec2:DescribeSpotPriceHistory supports no resource-level permissions (spot-gated queue dispatch); the ' +
+          'job-queue and webhook-deliveries grants include their own indexes (<table>/index/*)',
+        appliesTo: [
+          'Resource::*',
+          { regex: '/^Resource::arn:<AWS::Partition>:dynamodb:.*:table\\/.*\\/index\\/\\*$/g' },
+        ],
+      },
+    ],
+    true,
+  );
+}
+
+/** The region's cost-report objects and its scheduled-window claims. */
+function grantCostMonitor(costMonitor: Role, props: ClusterServicesProps): void {
+  costMonitor.addToPolicy(
+    new PolicyStatement({
+      sid: 'CostReportObjects',
+      actions: ['s3:GetObject', 's3:PutObject'],
+      resources: [props.costReportsBucket.arnForObjects('*')],
+    }),
+  );
+  costMonitor.addToPolicy(
+    new PolicyStatement({
+      sid: 'ListCostReports',
+      actions: ['s3:ListBucket'],
+      resources: [props.costReportsBucket.bucketArn],
+    }),
+  );
+  costMonitor.addToPolicy(
+    new PolicyStatement({
+      sid: 'ScheduledWindowClaims',
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resources: [props.costReportsTable.tableArn],
+    }),
+  );
+  NagSuppressions.addResourceSuppressions(
+    costMonitor,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'Report objects are written under time-based keys in the one cost-reports bucket of the region',
+        appliesTo: [{ regex: '/^Resource::<.*CostReports.*\\.Arn>\\/\\*$/g' }],
+      },
+    ],
+    true,
+  );
+}
+
+/** The `${NAME}` values of the manifest templates. */
+function manifestValues(
+  region: string,
+  props: ClusterServicesProps,
+  images: ServiceImages,
+  metricsLogGroup: ILogGroup,
+): Record<string, string> {
+  const { cluster } = props;
+  const imageOf = (service: ClusterServiceName): string => {
+    const uri = images.uris.get(service);
+    if (!uri) throw new Error(`No image for ${service}`);
+    return uri;
+  };
+  const targetGroupOf = (service: AlbServiceName): ITargetGroup => {
+    const targetGroup = props.targetGroups.get(service);
+    if (!targetGroup) throw new Error(`No ALB target group for ${service}`);
+    return targetGroup;
+  };
+  const values: Record<string, string> = {
+    REGION: region,
+    GLOBAL_REGION: props.globalRegion,
+    DEPLOYMENT_REGIONS: props.deploymentRegions.join(','),
+    CLUSTER_NAME: cluster.clusterName,
+    VPC_CIDR: props.vpcCidr,
+    SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
+    TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
+    INTERNAL_CA_PEM: props.caCertificatePem,
+    COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
+    PROJECT_NAME: props.projectName,
+    METRICS_LOG_GROUP: metricsLogGroup.logGroupName,
+    // The policy trusts the project's own image repository besides the configured registries.
+    PROJECT_REGISTRIES: images.projectRegistry,
+    ...tableEnvironment(props.projectName, props.resourceGeneration),
+  };
+  for (const service of CLUSTER_SERVICES) {
+    values[`IMAGE_${constantCase(service)}`] = imageOf(service);
+  }
+  for (const service of props.targetGroups.keys()) {
+    values[`TARGET_GROUP_ARN_${constantCase(service)}`] = targetGroupOf(service).targetGroupArn;
+  }
+
+  return values;
 }
 
 interface ServiceImages {

@@ -72,6 +72,76 @@ export interface GlobalApiWafProps {
   readonly stageName: string;
 }
 
+/** CloudWatch metrics and sampled requests under `metricName`. */
+function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
+}
+
+/** Rule 0 the per-IP rate limit, rule 1 the body cap off the inference routes, then the managed groups. */
+function webAclRules(props: GlobalApiWafProps): CfnWebACL.RuleProperty[] {
+  const { rateLimitPerIp, maxBodySizeBytes } = props;
+  const inferencePath: CfnWebACL.StatementProperty = {
+    byteMatchStatement: {
+      fieldToMatch: { uriPath: {} },
+      positionalConstraint: 'STARTS_WITH',
+      searchString: `/${props.stageName}/inference/`,
+      // Decoded and normalized first, so `//`, `./`, `../` or %-escapes cannot dodge the exemption.
+      textTransformations: [
+        { priority: 0, type: 'URL_DECODE' },
+        { priority: 1, type: 'NORMALIZE_PATH' },
+      ],
+    },
+  };
+
+  return [
+    {
+      name: RATE_LIMIT_RULE,
+      priority: 0,
+      action: { block: {} },
+      statement: {
+        rateBasedStatement: { limit: rateLimitPerIp, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
+      },
+      visibilityConfig: visibility(RATE_LIMIT_RULE),
+    },
+    {
+      name: BODY_SIZE_RULE,
+      priority: 1,
+      action: { block: {} },
+      statement: {
+        andStatement: {
+          statements: [
+            { notStatement: { statement: inferencePath } },
+            {
+              sizeConstraintStatement: {
+                fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
+                comparisonOperator: 'GT',
+                size: maxBodySizeBytes,
+                textTransformations: [{ priority: 0, type: 'NONE' }],
+              },
+            },
+          ],
+        },
+      },
+      visibilityConfig: visibility(BODY_SIZE_RULE),
+    },
+    ...MANAGED_RULE_GROUPS.map((group, i): CfnWebACL.RuleProperty => ({
+      name: group,
+      priority: i + 2,
+      overrideAction: { none: {} },
+      statement: {
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name: group,
+          ...(group === 'AWSManagedRulesCommonRuleSet'
+            ? { ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }] }
+            : {}),
+        },
+      },
+      visibilityConfig: visibility(group),
+    })),
+  ];
+}
+
 export class GlobalApiWaf extends Construct {
   /** The web ACL. */
   readonly webAcl: CfnWebACL;
@@ -80,74 +150,7 @@ export class GlobalApiWaf extends Construct {
 
   constructor(scope: Construct, id: string, props: GlobalApiWafProps) {
     super(scope, id);
-    const { name, rateLimitPerIp, maxBodySizeBytes } = props;
-    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
-      cloudWatchMetricsEnabled: true,
-      metricName,
-      sampledRequestsEnabled: true,
-    });
-
-    const inferencePath: CfnWebACL.StatementProperty = {
-      byteMatchStatement: {
-        fieldToMatch: { uriPath: {} },
-        positionalConstraint: 'STARTS_WITH',
-        searchString: `/${props.stageName}/inference/`,
-        // Decoded and normalized first, so `//`, `./`, `../` or %-escapes cannot dodge the exemption.
-        textTransformations: [
-          { priority: 0, type: 'URL_DECODE' },
-          { priority: 1, type: 'NORMALIZE_PATH' },
-        ],
-      },
-    };
-
-    const rules: CfnWebACL.RuleProperty[] = [
-      {
-        name: RATE_LIMIT_RULE,
-        priority: 0,
-        action: { block: {} },
-        statement: {
-          rateBasedStatement: { limit: rateLimitPerIp, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
-        },
-        visibilityConfig: visibility(RATE_LIMIT_RULE),
-      },
-      {
-        name: BODY_SIZE_RULE,
-        priority: 1,
-        action: { block: {} },
-        statement: {
-          andStatement: {
-            statements: [
-              { notStatement: { statement: inferencePath } },
-              {
-                sizeConstraintStatement: {
-                  fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
-                  comparisonOperator: 'GT',
-                  size: maxBodySizeBytes,
-                  textTransformations: [{ priority: 0, type: 'NONE' }],
-                },
-              },
-            ],
-          },
-        },
-        visibilityConfig: visibility(BODY_SIZE_RULE),
-      },
-      ...MANAGED_RULE_GROUPS.map((group, i): CfnWebACL.RuleProperty => ({
-        name: group,
-        priority: i + 2,
-        overrideAction: { none: {} },
-        statement: {
-          managedRuleGroupStatement: {
-            vendorName: 'AWS',
-            name: group,
-            ...(group === 'AWSManagedRulesCommonRuleSet'
-              ? { ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }] }
-              : {}),
-          },
-        },
-        visibilityConfig: visibility(group),
-      })),
-    ];
-
+    const { name, maxBodySizeBytes } = props;
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       name,
       description: `${name}: rate limit, body size limit, AWS managed rule groups`,
@@ -159,15 +162,20 @@ export class GlobalApiWaf extends Construct {
         },
       },
       visibilityConfig: visibility(name),
-      rules,
+      rules: webAclRules(props),
     });
 
+    this.logs = this.addLogging(props);
+  }
+
+  /** Every request WAF evaluated goes to the log group (`logs`), the authorization header redacted. */
+  private addLogging(props: GlobalApiWafProps): LogGroup {
     // WAF requires the `aws-waf-logs-` prefix and a log group ARN without the trailing `:*`.
     const { logGroupName } = props;
     if (!logGroupName.startsWith('aws-waf-logs-')) {
       throw new Error(`WAF log group names start with "aws-waf-logs-": ${logGroupName}`);
     }
-    this.logs = new LogGroup(this, 'Logs', {
+    const logs = new LogGroup(this, 'Logs', {
       logGroupName,
       retention: RetentionDays.ONE_YEAR,
       removalPolicy: props.logsRemovalPolicy,
@@ -185,7 +193,8 @@ export class GlobalApiWaf extends Construct {
       // SigV4 signatures and Cognito tokens never reach the logs.
       redactedFields: [{ singleHeader: { Name: 'authorization' } }],
     });
-    logging.node.addDependency(this.logs);
+    logging.node.addDependency(logs);
+    return logs;
   }
 
   /** Associates the web ACL with an API Gateway stage. */

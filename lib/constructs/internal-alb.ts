@@ -81,34 +81,7 @@ export class InternalAlb extends Construct {
 
   constructor(scope: Construct, id: string, props: InternalAlbProps) {
     super(scope, id);
-    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: 'Internal ALB: HTTPS from the VPC (regional proxies) and the accelerator',
-      // Egress only to the pods, added by the stack once the cluster exists.
-      allowAllOutbound: false,
-    });
-    this.securityGroup.addIngressRule(
-      Peer.ipv4(props.vpc.vpcCidrBlock),
-      Port.tcp(443),
-      'HTTPS from the VPC: the regional proxies',
-    );
-    if (props.acceptAccelerator) {
-      this.securityGroup.addIngressRule(
-        Peer.anyIpv4(),
-        Port.tcp(443),
-        'HTTPS via Global Accelerator (client IP preservation: callers keep their public addresses)',
-      );
-      NagSuppressions.addResourceSuppressions(this.securityGroup, [
-        {
-          id: 'AwsSolutions-EC23',
-          reason:
-            'Internal ALB in private subnets: the internet reaches it only through the Global Accelerator, which ' +
-            'always preserves client IPs for internal ALBs, and those clients (the global proxy Lambdas) have no ' +
-            'fixed addresses. Every request still needs TLS to the internal-CA name and a valid HMAC envelope',
-        },
-      ]);
-    }
-
+    this.securityGroup = this.addSecurityGroup(props);
     this.loadBalancer = new ApplicationLoadBalancer(this, 'LoadBalancer', {
       vpc: props.vpc,
       vpcSubnets: props.subnets,
@@ -119,22 +92,7 @@ export class InternalAlb extends Construct {
     });
     this.loadBalancer.logAccessLogs(props.accessLogs, 'alb');
 
-    const services = [...new Set(ALB_ROUTES.map((route) => route.service))];
-    const targetGroups = new Map<AlbServiceName, ApplicationTargetGroup>();
-    for (const service of services) {
-      const port = ALB_ROUTES.find((route) => route.service === service)?.port ?? 443;
-      const targetGroup = new ApplicationTargetGroup(this, `${pascal(service)}Targets`, {
-        vpc: props.vpc,
-        targetType: TargetType.IP,
-        protocol: ApplicationProtocol.HTTPS,
-        port,
-        healthCheck: TARGET_HEALTH_CHECK,
-        deregistrationDelay: DEREGISTRATION_DELAY,
-      });
-      Tags.of(targetGroup).add('eks:eks-cluster-name', props.clusterName);
-      Tags.of(targetGroup).add('gco:service', service);
-      targetGroups.set(service, targetGroup);
-    }
+    const targetGroups = this.addTargetGroups(props);
     this.targetGroups = targetGroups;
     const targetGroupOf = (service: AlbServiceName): ApplicationTargetGroup => {
       const found = targetGroups.get(service);
@@ -159,6 +117,59 @@ export class InternalAlb extends Construct {
         action: ListenerAction.forward([targetGroupOf(rule.route.service)]),
       });
     }
+  }
+
+  /** HTTPS from the VPC (the regional proxies) and, in an accelerator region, from the accelerator. */
+  private addSecurityGroup(props: InternalAlbProps): SecurityGroup {
+    const securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'Internal ALB: HTTPS from the VPC (regional proxies) and the accelerator',
+      // Egress only to the pods, added by the stack once the cluster exists.
+      allowAllOutbound: false,
+    });
+    securityGroup.addIngressRule(
+      Peer.ipv4(props.vpc.vpcCidrBlock),
+      Port.tcp(443),
+      'HTTPS from the VPC: the regional proxies',
+    );
+    if (props.acceptAccelerator) {
+      securityGroup.addIngressRule(
+        Peer.anyIpv4(),
+        Port.tcp(443),
+        'HTTPS via Global Accelerator (client IP preservation: callers keep their public addresses)',
+      );
+      NagSuppressions.addResourceSuppressions(securityGroup, [
+        {
+          id: 'AwsSolutions-EC23',
+          reason:
+            'Internal ALB in private subnets: the internet reaches it only through the Global Accelerator, which ' +
+            'always preserves client IPs for internal ALBs, and those clients (the global proxy Lambdas) have no ' +
+            'fixed addresses. Every request still needs TLS to the internal-CA name and a valid HMAC envelope',
+        },
+      ]);
+    }
+    return securityGroup;
+  }
+
+  /** One HTTPS target group per routed service, tagged for the cluster's TargetGroupBindings. */
+  private addTargetGroups(props: InternalAlbProps): Map<AlbServiceName, ApplicationTargetGroup> {
+    const services = [...new Set(ALB_ROUTES.map((route) => route.service))];
+    const targetGroups = new Map<AlbServiceName, ApplicationTargetGroup>();
+    for (const service of services) {
+      const port = ALB_ROUTES.find((route) => route.service === service)?.port ?? 443;
+      const targetGroup = new ApplicationTargetGroup(this, `${pascal(service)}Targets`, {
+        vpc: props.vpc,
+        targetType: TargetType.IP,
+        protocol: ApplicationProtocol.HTTPS,
+        port,
+        healthCheck: TARGET_HEALTH_CHECK,
+        deregistrationDelay: DEREGISTRATION_DELAY,
+      });
+      Tags.of(targetGroup).add('eks:eks-cluster-name', props.clusterName);
+      Tags.of(targetGroup).add('gco:service', service);
+      targetGroups.set(service, targetGroup);
+    }
+    return targetGroups;
   }
 }
 

@@ -144,7 +144,6 @@ export class InternalCertificate extends Construct {
   constructor(scope: Construct, id: string, props: InternalCertificateProps) {
     super(scope, id);
     if (props.dnsNames.length === 0) throw new Error('InternalCertificate needs at least one DNS name');
-    const stack = Stack.of(this);
 
     const keyPair = new Secret(this, 'KeyPair', {
       description: `${props.projectName} TLS key pair for ${props.dnsNames[0]} (internal CA), read by the pods`,
@@ -161,34 +160,7 @@ export class InternalCertificate extends Construct {
 
     const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', props.caSecretName);
     const provider = InternalCaProvider.of(this);
-    caSecret.grantRead(provider.handler);
-    keyPair.grantRead(provider.handler);
-    keyPair.grantWrite(provider.handler);
-    const certificates = stack.formatArn({ service: 'acm', resource: 'certificate', resourceName: '*' });
-    provider.handler.addToRolePolicy(
-      new PolicyStatement({
-        sid: 'ImportAndDeleteInternalCertificates',
-        actions: ['acm:ImportCertificate', 'acm:DeleteCertificate'],
-        resources: [certificates],
-      }),
-    );
-    NagSuppressions.addResourceSuppressions(
-      provider.handler.role!,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason:
-            'ACM assigns the certificate id at import: ImportCertificate/DeleteCertificate are granted on the ' +
-            "region's certificates of this account; the CA secret replica is named, its random suffix is not",
-          appliesTo: [
-            // The account is a token when synthesized without credentials, a number under `cdk deploy`.
-            `Resource::arn:<AWS::Partition>:acm:${stack.region}:${Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account}:certificate/*`,
-            { regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*:secret:.*-\\?\\?\\?\\?\\?\\?$/g' },
-          ],
-        },
-      ],
-      true,
-    );
+    grantIssuing(provider, caSecret, keyPair);
 
     const resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,
@@ -208,6 +180,11 @@ export class InternalCertificate extends Construct {
     this.caCertificatePem = resource.getAttString('CaCertificatePem');
     this.certificate = Certificate.fromCertificateArn(this, 'Certificate', this.certificateArn);
 
+    this.addRenewal(provider, props, keyPair);
+  }
+
+  /** The daily renewal of this certificate by the provider's handler. */
+  private addRenewal(provider: InternalCaProvider, props: InternalCertificateProps, keyPair: ISecret): void {
     // Daily: the handler re-issues only within 30 days of the end (or after a name change), so a
     // failed day is retried by the next with a month of margin; failures are error logs of the function.
     const renewalInput: CertificateRenewalEvent = {
@@ -239,4 +216,37 @@ export class InternalCertificate extends Construct {
       },
     ]);
   }
+}
+
+/** The provider's handler reads the CA, writes the key pair and imports the certificate into ACM. */
+function grantIssuing(provider: InternalCaProvider, caSecret: ISecret, keyPair: ISecret): void {
+  const stack = Stack.of(provider);
+  caSecret.grantRead(provider.handler);
+  keyPair.grantRead(provider.handler);
+  keyPair.grantWrite(provider.handler);
+  const certificates = stack.formatArn({ service: 'acm', resource: 'certificate', resourceName: '*' });
+  provider.handler.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'ImportAndDeleteInternalCertificates',
+      actions: ['acm:ImportCertificate', 'acm:DeleteCertificate'],
+      resources: [certificates],
+    }),
+  );
+  NagSuppressions.addResourceSuppressions(
+    provider.handler.role!,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'ACM assigns the certificate id at import: ImportCertificate/DeleteCertificate are granted on the ' +
+          "region's certificates of this account; the CA secret replica is named, its random suffix is not",
+        appliesTo: [
+          // The account is a token when synthesized without credentials, a number under `cdk deploy`.
+          `Resource::arn:<AWS::Partition>:acm:${stack.region}:${Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account}:certificate/*`,
+          { regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*:secret:.*-\\?\\?\\?\\?\\?\\?$/g' },
+        ],
+      },
+    ],
+    true,
+  );
 }

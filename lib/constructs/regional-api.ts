@@ -22,8 +22,10 @@ import { RemoteStringParameter } from './remote-string-parameter.js';
 export interface RegionalApiProps {
   /** The regional API definition (contracts/api-routes.ts): routes, stage and throttling. */
   readonly definition: ApiDefinition;
-  /** Project name: the API's name and the URL parameter's description. */
+  /** Project name: the URL parameter's description. */
   readonly projectName: string;
+  /** The REST API's name (lib/names.ts regionalApiName: the alarms find its metrics by it). */
+  readonly restApiName: string;
   /** The function behind the control-plane routes (`/api/v1/{proxy+}`). */
   readonly controlPlaneProxy: IFunction;
   /** The function behind the inference routes (`/inference/{proxy+}`). */
@@ -86,7 +88,7 @@ export class RegionalApi extends Construct {
         'inference-stream-proxy': props.inferenceProxy,
       },
       policy: regionalApiPolicy(props, stack.account),
-      restApiName: `${props.projectName}-regional-api-${stack.region}`,
+      restApiName: props.restApiName,
     });
     this.url = this.api.api.url;
 

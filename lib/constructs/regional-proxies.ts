@@ -45,21 +45,7 @@ export class RegionalProxies extends Construct {
 
   constructor(scope: Construct, id: string, props: RegionalProxiesProps) {
     super(scope, id);
-    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: 'Regional proxy functions: HTTPS to the internal ALB and the VPC endpoints only',
-      allowAllOutbound: false,
-    });
-    this.securityGroup.connections.allowTo(
-      props.albSecurityGroup,
-      Port.tcp(443),
-      'HTTPS to the internal ALB',
-    );
-    this.securityGroup.connections.allowTo(
-      props.endpointSecurityGroup,
-      Port.tcp(443),
-      'HTTPS to the VPC endpoints (SSM, ELBv2, Secrets Manager)',
-    );
+    this.securityGroup = this.addSecurityGroup(props);
 
     const environment = proxyEnvironment({
       mode: 'regional',
@@ -86,54 +72,74 @@ export class RegionalProxies extends Construct {
       network,
     });
 
-    for (const fn of [this.controlPlane, this.inference]) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'ReadAlbHost',
-          actions: ['ssm:GetParameter'],
-          resources: [props.albHostParameter.parameterArn],
-        }),
-      );
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'VerifyAlbIsInternalAndOwned',
-          actions: ['elasticloadbalancing:DescribeLoadBalancers'],
-          resources: ['*'],
-        }),
-      );
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'ReadSigningKey',
-          actions: ['secretsmanager:GetSecretValue'],
-          // The replica's ARN ends in the primary's random suffix, which no stack of this region can know.
-          resources: [`${props.signingKeySecret.secretArn}-??????`],
-        }),
-      );
-      NagSuppressions.addResourceSuppressions(
-        fn.role!,
-        [
-          {
-            id: 'AwsSolutions-IAM5',
-            reason:
-              'elasticloadbalancing:DescribeLoadBalancers has no resource-level permissions (the proxy pages ' +
-              'through it to verify the ALB from SSM is internal and account-owned); the signing-key replica is ' +
-              'named, only its random six-character suffix is a wildcard',
-            appliesTo: ['Resource::*', { regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
-          },
-          // Restates PlatformFunction's own VPC-policy suppression in this construct's earlier wording. It is
-          // part of the template metadata, so dropping it waits for a change that may update the snapshots.
-          {
-            id: 'AwsSolutions-IAM4',
-            reason:
-              'AWSLambdaVPCAccessExecutionRole: the ENI actions Lambda needs to attach to the VPC have no ' +
-              'resource-level scoping',
-            appliesTo: [
-              'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
-            ],
-          },
-        ],
-        true,
-      );
-    }
+    for (const fn of [this.controlPlane, this.inference]) grantProxyReads(fn, props);
   }
+
+  /** HTTPS to the internal ALB and the VPC endpoints, nothing else. */
+  private addSecurityGroup(props: RegionalProxiesProps): SecurityGroup {
+    const securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'Regional proxy functions: HTTPS to the internal ALB and the VPC endpoints only',
+      allowAllOutbound: false,
+    });
+    securityGroup.connections.allowTo(props.albSecurityGroup, Port.tcp(443), 'HTTPS to the internal ALB');
+    securityGroup.connections.allowTo(
+      props.endpointSecurityGroup,
+      Port.tcp(443),
+      'HTTPS to the VPC endpoints (SSM, ELBv2, Secrets Manager)',
+    );
+
+    return securityGroup;
+  }
+}
+
+/** The ALB host parameter, the ALB check and the signing-key replica. */
+function grantProxyReads(fn: PlatformFunction, props: RegionalProxiesProps): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'ReadAlbHost',
+      actions: ['ssm:GetParameter'],
+      resources: [props.albHostParameter.parameterArn],
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'VerifyAlbIsInternalAndOwned',
+      actions: ['elasticloadbalancing:DescribeLoadBalancers'],
+      resources: ['*'],
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'ReadSigningKey',
+      actions: ['secretsmanager:GetSecretValue'],
+      // The replica's ARN ends in the primary's random suffix, which no stack of this region can know.
+      resources: [`${props.signingKeySecret.secretArn}-??????`],
+    }),
+  );
+  NagSuppressions.addResourceSuppressions(
+    fn.role!,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'elasticloadbalancing:DescribeLoadBalancers has no resource-level permissions (the proxy pages ' +
+          'through it to verify the ALB from SSM is internal and account-owned); the signing-key replica is ' +
+          'named, only its random six-character suffix is a wildcard',
+        appliesTo: ['Resource::*', { regex: '/^Resource::.*secret:.*-\\?\\?\\?\\?\\?\\?$/g' }],
+      },
+      // Restates PlatformFunction's own VPC-policy suppression in this construct's earlier wording. It is
+      // part of the template metadata, so dropping it waits for a change that may update the snapshots.
+      {
+        id: 'AwsSolutions-IAM4',
+        reason:
+          'AWSLambdaVPCAccessExecutionRole: the ENI actions Lambda needs to attach to the VPC have no ' +
+          'resource-level scoping',
+        appliesTo: [
+          'Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
+        ],
+      },
+    ],
+    true,
+  );
 }

@@ -8,22 +8,23 @@
  * answered batch with `total` and `failed` (FailedRecordCount after its retries), which two metric
  * filters turn into metrics of the namespace `GCO/Analytics/<project>`.
  */
+import { Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { analyticsStreamName } from '../../contracts/analytics-resources.js';
 import { analyticsApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
-import type { AnalyticsStack } from '../stacks/analytics-stack.js';
+import { analyticsApiName } from '../names.js';
 import { AlarmSet } from './alarm-set.js';
 import type { AlarmSpec } from './alarm-set.js';
 import { AlarmTopic } from './alarm-topic.js';
 import { apiAlarmSpecs } from './api-alarms.js';
-import { addDashboard, alarmWidgets } from './dashboards.js';
+import { addStackDashboard } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
-
-/** The analytics REST API's name (lib/stacks/analytics-stack.ts names it so). */
-export const analyticsApiName = (project: string): string => `${project}-analytics`;
 
 /** Namespace of the events function's record counts (metric filters on its log group). */
 export const eventsMetricsNamespace = (project: string): string => `GCO/Analytics/${project}`;
@@ -46,7 +47,7 @@ export function portableAnalyticsAlarms(config: PlatformConfig): {
   const api = apiAlarmSpecs({
     id: 'analytics-api',
     title: 'Analytics API',
-    apiName: analyticsApiName(p),
+    apiName: analyticsApiName(config),
     definition: analyticsApiDefinition(config),
   });
   const stream: AlarmSpec[] = [
@@ -76,42 +77,37 @@ export function portableAnalyticsAlarms(config: PlatformConfig): {
   return { api, stream };
 }
 
+export interface AnalyticsMonitoringProps {
+  readonly config: PlatformConfig;
+  /** The analytics REST API: named `analyticsApiName()`, the name its portable alarms watch. */
+  readonly api: RestApi;
+  /** The API's four functions; the events function's log lines become the record-count metrics. */
+  readonly functions: {
+    readonly admin: LambdaFunction;
+    readonly authorizer: LambdaFunction;
+    readonly events: LambdaFunction;
+    readonly warehouseSetup: LambdaFunction;
+  };
+}
+
 export class AnalyticsMonitoring extends Construct {
   readonly topic: AlarmTopic;
   readonly alarms: AlarmSet;
 
-  constructor(stack: AnalyticsStack, id: string) {
-    super(stack, id);
-    const { config, stackName } = stack;
-    const p = config.projectName;
-    if (stack.restApi.api.restApiName !== analyticsApiName(p)) {
-      throw new Error(`${stackName}: the analytics API is not named ${analyticsApiName(p)}`);
+  constructor(scope: Construct, id: string, props: AnalyticsMonitoringProps) {
+    super(scope, id);
+    const { config, functions: fns } = props;
+    const { stackName } = Stack.of(this);
+    if (props.api.restApiName !== analyticsApiName(config)) {
+      throw new Error(`${stackName}: the analytics API is not named ${analyticsApiName(config)}`);
     }
     this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
-
-    // `events batch` lines of answered batches (a failed request logs no `total`).
-    const answered = FilterPattern.all(
-      FilterPattern.stringValue('$.message', '=', 'events batch'),
-      FilterPattern.numberValue('$.total', '>=', 0),
-    );
-    for (const [key, field] of [
-      ['total', '$.total'],
-      ['failed', '$.failed'],
-    ] as const) {
-      new MetricFilter(this, `Events${key === 'total' ? 'Total' : 'Failed'}Records`, {
-        logGroup: stack.functions.events.logGroup,
-        filterPattern: answered,
-        metricNamespace: eventsMetricsNamespace(p),
-        metricName: EVENTS_METRICS[key],
-        metricValue: field,
-      });
-    }
+    addEventsRecordMetrics(this, fns.events.logGroup, config.projectName);
 
     const set = new AlarmSet(this, 'Alarms', stackName);
     this.alarms = set;
     const portable = portableAnalyticsAlarms(config);
     portable.api.forEach((s) => set.add(s));
-    const fns = stack.functions;
     addFunctionAlarms(set, { id: 'admin', title: 'Analytics admin function', fn: fns.admin });
     addFunctionAlarms(set, { id: 'authorizer', title: 'Analytics API-key authorizer', fn: fns.authorizer });
     addFunctionAlarms(set, { id: 'events', title: 'Analytics events function', fn: fns.events });
@@ -122,17 +118,36 @@ export class AnalyticsMonitoring extends Construct {
     });
     const apiAndFunctions = set.entries.length;
     portable.stream.forEach((s) => set.add(s));
-    const composite = set.compose(this.topic.topic);
 
-    const widgets = alarmWidgets(set.entries);
-    addDashboard(this, 'Dashboard', {
+    addStackDashboard(this, {
       name: stackName,
-      composite,
+      composite: set.compose(this.topic.topic),
       entries: set.entries,
       sections: [
-        { title: 'Analytics API and functions', widgets: widgets.slice(0, apiAndFunctions) },
-        { title: 'Events stream and records', widgets: widgets.slice(apiAndFunctions) },
+        { title: 'Analytics API and functions', end: apiAndFunctions },
+        { title: 'Events stream and records' },
       ],
+    });
+  }
+}
+
+/** The metric filters that count the records of answered `events batch` lines (EVENTS_METRICS). */
+function addEventsRecordMetrics(scope: Construct, logGroup: ILogGroup, project: string): void {
+  // `events batch` lines of answered batches (a failed request logs no `total`).
+  const answered = FilterPattern.all(
+    FilterPattern.stringValue('$.message', '=', 'events batch'),
+    FilterPattern.numberValue('$.total', '>=', 0),
+  );
+  for (const [key, field] of [
+    ['total', '$.total'],
+    ['failed', '$.failed'],
+  ] as const) {
+    new MetricFilter(scope, `Events${key === 'total' ? 'Total' : 'Failed'}Records`, {
+      logGroup,
+      filterPattern: answered,
+      metricNamespace: eventsMetricsNamespace(project),
+      metricName: EVENTS_METRICS[key],
+      metricValue: field,
     });
   }
 }

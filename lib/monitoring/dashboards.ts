@@ -34,7 +34,7 @@ function thresholdGraph(title: string, metrics: IMetric[], threshold: number, re
 }
 
 /** One graph per alarm of the stack, in the stack's region. */
-export function alarmWidgets(entries: readonly AlarmEntry[]): IWidget[] {
+function alarmWidgets(entries: readonly AlarmEntry[]): IWidget[] {
   return entries.map((e) => thresholdGraph(e.spec.title, [e.metric], e.threshold));
 }
 
@@ -65,18 +65,36 @@ export function crossRegionWidgets(
   });
 }
 
-/** The dashboard `name`: the composite's status row, then each section under its heading. */
-export function addDashboard(
+/** A section of the stack's own alarm graphs: the entries before `end` not in an earlier section. */
+export interface AlarmSection {
+  readonly title: string;
+  /** Index into the set's entries where the section ends; absent: at the last entry. */
+  readonly end?: number;
+}
+
+/**
+ * The stack's dashboard `name`: the composite's status row, then under their headings the graphs of
+ * `entries` cut into `sections` and the `more` sections (the global dashboard's cross-region graphs).
+ */
+export function addStackDashboard(
   scope: Construct,
-  id: string,
   props: {
     readonly name: string;
     readonly composite: CompositeAlarm;
     readonly entries: readonly AlarmEntry[];
-    readonly sections: readonly DashboardSection[];
+    readonly sections: readonly AlarmSection[];
+    readonly more?: readonly DashboardSection[];
   },
 ): Dashboard {
-  const dashboard = new Dashboard(scope, id, {
+  const widgets = alarmWidgets(props.entries);
+  let start = 0;
+  const own = props.sections.map((section): DashboardSection => {
+    const end = section.end ?? widgets.length;
+    const cut = { title: section.title, widgets: widgets.slice(start, end) };
+    start = end;
+    return cut;
+  });
+  const dashboard = new Dashboard(scope, 'Dashboard', {
     dashboardName: props.name,
     defaultInterval: Duration.hours(12),
   });
@@ -87,7 +105,7 @@ export function addDashboard(
       width: 24,
     }),
   );
-  for (const section of props.sections) {
+  for (const section of [...own, ...(props.more ?? [])]) {
     if (section.widgets.length === 0) continue;
     dashboard.addWidgets(new TextWidget({ markdown: `## ${section.title}`, width: 24, height: 1 }));
     for (let i = 0; i < section.widgets.length; i += COLUMNS) {

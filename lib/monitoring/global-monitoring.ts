@@ -4,26 +4,55 @@
  * the global dashboard: this stack's alarms, then per deployment region (and for the analytics API) the
  * cross-region graphs of that stack's alarms whose metrics have synth-time dimensions.
  */
+import { Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import type { GlobalStack } from '../stacks/global-stack.js';
+import type { ApiDefinition, RouteHandler } from '../../contracts/api-routes.js';
 import { TABLES } from '../../contracts/tables.js';
+import type { TableId } from '../../contracts/tables.js';
+import type { PlatformConfig } from '../config.js';
 import { AlarmSet } from './alarm-set.js';
 import { AlarmTopic } from './alarm-topic.js';
 import { addApiAlarms } from './api-alarms.js';
 import { portableAnalyticsAlarms } from './analytics-monitoring.js';
-import { addDashboard, alarmWidgets, crossRegionWidgets } from './dashboards.js';
+import { addStackDashboard, crossRegionWidgets } from './dashboards.js';
 import type { DashboardSection } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { portableRegionalAlarms } from './regional-monitoring.js';
+
+export interface GlobalMonitoringProps {
+  readonly config: PlatformConfig;
+  /** The global REST API and the definition it was built from. */
+  readonly api: RestApi;
+  readonly definition: ApiDefinition;
+  /** The functions behind the global API's routes, by handler. */
+  readonly functions: Partial<Record<RouteHandler, LambdaFunction>>;
+  /** The web ACL of the global API; only when `waf.enabled`. */
+  readonly webAcl?: CfnWebACL;
+  /** The central tables, by id. */
+  readonly tables: ReadonlyMap<TableId, ITableV2>;
+}
+
+/** The global API's functions that get alarms, in dashboard order: handler, title, streaming. */
+const MONITORED_FUNCTIONS: readonly (readonly [RouteHandler, string, boolean])[] = [
+  ['aggregator', 'Aggregator', false],
+  ['control-plane-proxy', 'Global control-plane proxy', false],
+  ['inference-stream-proxy', 'Global inference stream proxy', true],
+  ['studio-login', 'Studio login', false],
+];
 
 export class GlobalMonitoring extends Construct {
   readonly topic: AlarmTopic;
   readonly alarms: AlarmSet;
 
-  constructor(stack: GlobalStack, id: string) {
-    super(stack, id);
-    const { config, stackName } = stack;
+  constructor(scope: Construct, id: string, props: GlobalMonitoringProps) {
+    super(scope, id);
+    const { config } = props;
+    const { region, stackName } = Stack.of(this);
     this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
     const set = new AlarmSet(this, 'Alarms', stackName);
     this.alarms = set;
@@ -31,88 +60,81 @@ export class GlobalMonitoring extends Construct {
     addApiAlarms(set, {
       id: 'global-api',
       title: 'Global API',
-      apiName: stack.api.api.restApiName,
-      definition: stack.apiDefinition,
+      apiName: props.api.restApiName,
+      definition: props.definition,
     });
-    const fns = stack.functions;
-    if (fns.aggregator) addFunctionAlarms(set, { id: 'aggregator', title: 'Aggregator', fn: fns.aggregator });
-    const controlPlane = fns['control-plane-proxy'];
-    if (controlPlane) {
-      addFunctionAlarms(set, {
-        id: 'control-plane-proxy',
-        title: 'Global control-plane proxy',
-        fn: controlPlane,
-      });
+    for (const [handler, title, streaming] of MONITORED_FUNCTIONS) {
+      const fn = props.functions[handler];
+      if (fn) addFunctionAlarms(set, { id: handler, title, fn, ...(streaming ? { streaming } : {}) });
     }
-    const inference = fns['inference-stream-proxy'];
-    if (inference) {
-      addFunctionAlarms(set, {
-        id: 'inference-stream-proxy',
-        title: 'Global inference stream proxy',
-        fn: inference,
-        streaming: true,
-      });
-    }
-    const studioLogin = fns['studio-login'];
-    if (studioLogin) addFunctionAlarms(set, { id: 'studio-login', title: 'Studio login', fn: studioLogin });
+    if (props.webAcl) addWafAlarm(set, props.webAcl, stackName, region);
+    addTableAlarms(set, props.tables);
 
-    if (stack.waf) {
-      const webAclName = stack.waf.webAcl.name;
-      if (webAclName === undefined) throw new Error(`${stackName}: the web ACL has no name`);
+    addStackDashboard(this, {
+      name: stackName,
+      composite: set.compose(this.topic.topic),
+      entries: set.entries,
+      sections: [{ title: `Global stack (${region})` }],
+      more: otherStackSections(config, region),
+    });
+  }
+}
+
+function addWafAlarm(set: AlarmSet, webAcl: CfnWebACL, stackName: string, region: string): void {
+  const webAclName = webAcl.name;
+  if (webAclName === undefined) throw new Error(`${stackName}: the web ACL has no name`);
+  set.add({
+    id: 'waf-blocked-requests',
+    title: 'WAF: blocked requests',
+    policy: 'wafBlockedRequests',
+    metric: new Metric({
+      namespace: 'AWS/WAFV2',
+      metricName: 'BlockedRequests',
+      dimensionsMap: { WebACL: webAclName, Rule: 'ALL', Region: region },
+    }),
+  });
+}
+
+function addTableAlarms(set: AlarmSet, tables: ReadonlyMap<TableId, ITableV2>): void {
+  for (const [tableId, table] of tables) {
+    const name = TABLES[tableId].id;
+    for (const [op, metricName] of [
+      ['read', 'ReadThrottleEvents'],
+      ['write', 'WriteThrottleEvents'],
+    ] as const) {
       set.add({
-        id: 'waf-blocked-requests',
-        title: 'WAF: blocked requests',
-        policy: 'wafBlockedRequests',
+        id: `${name}-${op}-throttles`,
+        title: `Table ${name}: ${op} throttles`,
+        policy: 'dynamoThrottles',
         metric: new Metric({
-          namespace: 'AWS/WAFV2',
-          metricName: 'BlockedRequests',
-          dimensionsMap: { WebACL: webAclName, Rule: 'ALL', Region: stack.region },
+          namespace: 'AWS/DynamoDB',
+          metricName,
+          dimensionsMap: { TableName: table.tableName },
         }),
       });
     }
-
-    for (const [tableId, table] of stack.tables) {
-      const name = TABLES[tableId].id;
-      for (const [op, metricName] of [
-        ['read', 'ReadThrottleEvents'],
-        ['write', 'WriteThrottleEvents'],
-      ] as const) {
-        set.add({
-          id: `${name}-${op}-throttles`,
-          title: `Table ${name}: ${op} throttles`,
-          policy: 'dynamoThrottles',
-          metric: new Metric({
-            namespace: 'AWS/DynamoDB',
-            metricName,
-            dimensionsMap: { TableName: table.tableName },
-          }),
-        });
-      }
-    }
-    const composite = set.compose(this.topic.topic);
-
-    const sections: DashboardSection[] = [
-      { title: `Global stack (${stack.region})`, widgets: alarmWidgets(set.entries) },
-      ...config.regions.map((region) => ({
-        title: `${config.regionalStackName(region)} (its own dashboard adds the ALB and functions)`,
-        widgets: crossRegionWidgets(
-          Object.values(portableRegionalAlarms(config, region)).flat(),
-          region,
-          stack.region,
-        ),
-      })),
-    ];
-    if (config.analyticsApi.enabled) {
-      const region = config.analyticsApi.region;
-      sections.push({
-        title: `${config.analyticsStackName} (its own dashboard adds the functions)`,
-        widgets: crossRegionWidgets(
-          Object.values(portableAnalyticsAlarms(config)).flat(),
-          region,
-          stack.region,
-        ),
-      });
-    }
-    addDashboard(this, 'Dashboard', { name: stackName, composite, entries: set.entries, sections });
   }
+}
+
+/** Per deployment region, and for the analytics API, the graphs of that stack's portable alarms. */
+function otherStackSections(config: PlatformConfig, dashboardRegion: string): DashboardSection[] {
+  const sections: DashboardSection[] = config.regions.map((region) => ({
+    title: `${config.regionalStackName(region)} (its own dashboard adds the ALB and functions)`,
+    widgets: crossRegionWidgets(
+      Object.values(portableRegionalAlarms(config, region)).flat(),
+      region,
+      dashboardRegion,
+    ),
+  }));
+  if (config.analyticsApi.enabled) {
+    sections.push({
+      title: `${config.analyticsStackName} (its own dashboard adds the functions)`,
+      widgets: crossRegionWidgets(
+        Object.values(portableAnalyticsAlarms(config)).flat(),
+        config.analyticsApi.region,
+        dashboardRegion,
+      ),
+    });
+  }
+  return sections;
 }

@@ -4,23 +4,24 @@
  * the cluster services publish for this region (queue, webhooks, cost reports, internal certificates),
  * the composite `<project>-<region>-health` and the `<project>-<region>` dashboard.
  */
+import { Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ApplicationLoadBalancer, ApplicationTargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { regionalApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
-import type { RegionalStack } from '../stacks/regional-stack.js';
+import { regionalApiName } from '../names.js';
 import { AlarmSet } from './alarm-set.js';
 import type { AlarmSpec } from './alarm-set.js';
 import { AlarmTopic } from './alarm-topic.js';
 import { apiAlarmSpecs } from './api-alarms.js';
-import { addDashboard, alarmWidgets } from './dashboards.js';
+import { addStackDashboard } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { platformMetric } from './metrics.js';
 import type { PlatformMetricId } from '../../contracts/platform-metrics.js';
-
-/** The regional REST API's name (lib/constructs/regional-api.ts names it so). */
-export const regionalApiName = (project: string, region: string): string =>
-  `${project}-regional-api-${region}`;
 
 /**
  * The region's alarms whose metrics have synth-time dimensions: the regional API by name and the
@@ -35,7 +36,7 @@ export function portableRegionalAlarms(
   const api = apiAlarmSpecs({
     id: 'regional-api',
     title: `Regional API (${region})`,
-    apiName: regionalApiName(p, region),
+    apiName: regionalApiName(config, region),
     definition: regionalApiDefinition(config),
   });
   const platform: AlarmSpec[] = [
@@ -80,17 +81,28 @@ export function portableRegionalAlarms(
   return { api, platform };
 }
 
+export interface RegionalMonitoringProps {
+  readonly config: PlatformConfig;
+  /** The regional REST API: named `regionalApiName()`, the name its portable alarms watch. */
+  readonly api: RestApi;
+  readonly controlPlaneProxy: LambdaFunction;
+  readonly inferenceProxy: LambdaFunction;
+  /** The internal ALB, its target groups by service, and the certificate of its listener. */
+  readonly loadBalancer: ApplicationLoadBalancer;
+  readonly targetGroups: ReadonlyMap<string, ApplicationTargetGroup>;
+  readonly albCertificate: ICertificate;
+}
+
 export class RegionalMonitoring extends Construct {
   readonly topic: AlarmTopic;
   readonly alarms: AlarmSet;
 
-  constructor(stack: RegionalStack, id: string) {
-    super(stack, id);
-    const { config, region, stackName } = stack;
-    if (stack.api.api.api.restApiName !== regionalApiName(config.projectName, region)) {
-      throw new Error(
-        `${stackName}: the regional API is not named ${regionalApiName(config.projectName, region)}`,
-      );
+  constructor(scope: Construct, id: string, props: RegionalMonitoringProps) {
+    super(scope, id);
+    const { config } = props;
+    const { region, stackName } = Stack.of(this);
+    if (props.api.restApiName !== regionalApiName(config, region)) {
+      throw new Error(`${stackName}: the regional API is not named ${regionalApiName(config, region)}`);
     }
     this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
     const set = new AlarmSet(this, 'Alarms', stackName);
@@ -101,76 +113,77 @@ export class RegionalMonitoring extends Construct {
     addFunctionAlarms(set, {
       id: 'control-plane-proxy',
       title: 'Regional control-plane proxy',
-      fn: stack.proxies.controlPlane,
+      fn: props.controlPlaneProxy,
     });
     addFunctionAlarms(set, {
       id: 'inference-stream-proxy',
       title: 'Regional inference stream proxy',
-      fn: stack.proxies.inference,
+      fn: props.inferenceProxy,
       streaming: true,
     });
     const apiAndFunctions = set.entries.length;
-
-    const lb = stack.alb.loadBalancer;
-    set.add({
-      id: 'alb-elb-5xx',
-      title: 'ALB: 5XX answered by the load balancer',
-      policy: 'albElb5xx',
-      metric: lb.metrics.custom('HTTPCode_ELB_5XX_Count'),
-    });
-    set.add({
-      id: 'alb-target-5xx',
-      title: 'ALB: 5XX answered by the services',
-      policy: 'albTarget5xx',
-      metric: lb.metrics.custom('HTTPCode_Target_5XX_Count'),
-    });
-    set.add({
-      id: 'alb-client-tls-errors',
-      title: 'ALB: client TLS negotiation errors',
-      policy: 'albClientTlsErrors',
-      metric: lb.metrics.custom('ClientTLSNegotiationErrorCount'),
-    });
-    set.add({
-      id: 'alb-target-tls-errors',
-      title: 'ALB: TLS negotiation errors to the pods',
-      policy: 'albTargetTlsErrors',
-      metric: lb.metrics.custom('TargetTLSNegotiationErrorCount'),
-    });
-    for (const [service, targetGroup] of stack.alb.targetGroups) {
-      set.add({
-        id: `${service}-no-healthy-targets`,
-        title: `${service}: healthy targets`,
-        policy: 'albNoHealthyTargets',
-        metric: targetGroup.metrics.healthyHostCount(),
-      });
-      set.add({
-        id: `${service}-unhealthy-targets`,
-        title: `${service}: unhealthy targets`,
-        policy: 'albUnhealthyTargets',
-        metric: targetGroup.metrics.unhealthyHostCount(),
-      });
-    }
-    set.add({
-      id: 'alb-acm-certificate-expiry',
-      title: 'ALB certificate (ACM): days to expiry',
-      policy: 'acmDaysToExpiry',
-      metric: stack.albCertificate.certificate.metricDaysToExpiry(),
-    });
+    addAlbAlarms(set, props);
     const alb = set.entries.length;
-
     portable.platform.forEach((s) => set.add(s));
-    const composite = set.compose(this.topic.topic);
 
-    const widgets = alarmWidgets(set.entries);
-    addDashboard(this, 'Dashboard', {
+    addStackDashboard(this, {
       name: stackName,
-      composite,
+      composite: set.compose(this.topic.topic),
       entries: set.entries,
       sections: [
-        { title: 'Regional API and proxies', widgets: widgets.slice(0, apiAndFunctions) },
-        { title: 'Internal load balancer', widgets: widgets.slice(apiAndFunctions, alb) },
-        { title: 'Queue, webhooks, cost reports, certificates', widgets: widgets.slice(alb) },
+        { title: 'Regional API and proxies', end: apiAndFunctions },
+        { title: 'Internal load balancer', end: alb },
+        { title: 'Queue, webhooks, cost reports, certificates' },
       ],
     });
   }
+}
+
+/** The internal ALB: 5XX by origin, TLS errors on both sides, target health, certificate expiry. */
+function addAlbAlarms(set: AlarmSet, props: RegionalMonitoringProps): void {
+  const lb = props.loadBalancer;
+  set.add({
+    id: 'alb-elb-5xx',
+    title: 'ALB: 5XX answered by the load balancer',
+    policy: 'albElb5xx',
+    metric: lb.metrics.custom('HTTPCode_ELB_5XX_Count'),
+  });
+  set.add({
+    id: 'alb-target-5xx',
+    title: 'ALB: 5XX answered by the services',
+    policy: 'albTarget5xx',
+    metric: lb.metrics.custom('HTTPCode_Target_5XX_Count'),
+  });
+  set.add({
+    id: 'alb-client-tls-errors',
+    title: 'ALB: client TLS negotiation errors',
+    policy: 'albClientTlsErrors',
+    metric: lb.metrics.custom('ClientTLSNegotiationErrorCount'),
+  });
+  set.add({
+    id: 'alb-target-tls-errors',
+    title: 'ALB: TLS negotiation errors to the pods',
+    policy: 'albTargetTlsErrors',
+    metric: lb.metrics.custom('TargetTLSNegotiationErrorCount'),
+  });
+  for (const [service, targetGroup] of props.targetGroups) {
+    set.add({
+      id: `${service}-no-healthy-targets`,
+      title: `${service}: healthy targets`,
+      policy: 'albNoHealthyTargets',
+      metric: targetGroup.metrics.healthyHostCount(),
+    });
+    set.add({
+      id: `${service}-unhealthy-targets`,
+      title: `${service}: unhealthy targets`,
+      policy: 'albUnhealthyTargets',
+      metric: targetGroup.metrics.unhealthyHostCount(),
+    });
+  }
+  set.add({
+    id: 'alb-acm-certificate-expiry',
+    title: 'ALB certificate (ACM): days to expiry',
+    policy: 'acmDaysToExpiry',
+    metric: props.albCertificate.metricDaysToExpiry(),
+  });
 }

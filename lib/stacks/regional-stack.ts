@@ -15,17 +15,19 @@
  */
 import { Aws, CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
-import { CfnEndpointGroup } from 'aws-cdk-lib/aws-globalaccelerator';
+import type { CfnEndpointGroup } from 'aws-cdk-lib/aws-globalaccelerator';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { POD_HTTPS_PORT, serviceDnsNames } from '../cluster-manifests.js';
 import { regionalApiDefinition } from '../../contracts/api-routes.js';
+import type { ApiDefinition } from '../../contracts/api-routes.js';
 import {
-  acceleratorListenerParameterName,
   aggregatorRoleName,
   albHostParameterName,
   internalCaSecretName,
+  regionalApiName,
   regionalApiParameterName,
   signingKeySecretName,
 } from '../names.js';
@@ -33,7 +35,7 @@ import { suppressEksClusterInternals } from '../nag-suppressions.js';
 import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../../contracts/tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
-import { InternalAlb, TARGET_HEALTH_CHECK } from '../constructs/internal-alb.js';
+import { InternalAlb } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';
 import { PlatformCluster } from '../constructs/platform-cluster.js';
 import { RegionalApi } from '../constructs/regional-api.js';
@@ -43,6 +45,7 @@ import { RegionalStorage } from '../constructs/regional-storage.js';
 import { RegionalMonitoring } from '../monitoring/regional-monitoring.js';
 import type { GlobalStack } from './global-stack.js';
 import { PlatformStack } from './platform-stack.js';
+import { addAcceleratorEndpointGroup } from './regional/accelerator-endpoint.js';
 import type { PlatformStackProps } from './platform-stack.js';
 
 export interface RegionalStackProps extends PlatformStackProps {
@@ -82,23 +85,14 @@ export class RegionalStack extends PlatformStack {
       configuredIds: config.eks.availabilityZoneIds[region],
       accelerated: config.acceleratorRegions.includes(region),
     });
-    const { vpc, privateSubnets: subnets } = this.network;
     const removalPolicy = dataRemovalPolicy(config);
     this.storage = new RegionalStorage(this, 'Storage', {
       costReportsTableName: tableName(config.projectName, TABLES.costReports, config.resourceGeneration),
       tableSettings: config.tables,
       removalPolicy,
     });
-    this.eks = new PlatformCluster(this, 'Eks', {
-      clusterName: config.regionalStackName(region),
-      projectName: config.projectName,
-      vpc,
-      subnets,
-      adminPrincipalArns: config.eks.adminPrincipalArns,
-    });
+    this.eks = this.addCluster(removalPolicy);
     const cluster = this.eks.cluster;
-    // KMS keys are retained by default; under "destroy" the cluster's key is scheduled for deletion too.
-    if (removalPolicy === RemovalPolicy.DESTROY) this.eks.secretsKey.applyRemovalPolicy(removalPolicy);
 
     const issuer = { projectName: config.projectName, caSecretName: internalCaSecretName(config) };
     this.albCertificate = new InternalCertificate(this, 'AlbCertificate', {
@@ -114,20 +108,7 @@ export class RegionalStack extends PlatformStack {
       dnsNames: serviceDnsNames(),
     });
 
-    this.alb = new InternalAlb(this, 'Alb', {
-      vpc,
-      subnets,
-      certificate: this.albCertificate.certificate,
-      clusterName: cluster.clusterName,
-      acceptAccelerator: config.acceleratorRegions.includes(region),
-      accessLogs: this.storage.accessLogs,
-    });
-    // Auto Mode pods use the cluster security group: the ALB reaches their HTTPS port, nothing else.
-    this.alb.loadBalancer.connections.allowTo(
-      cluster.clusterSecurityGroup,
-      Port.tcp(POD_HTTPS_PORT),
-      'Internal ALB to the service pods (HTTPS)',
-    );
+    this.alb = this.addAlb();
     this.albHostParameter = new StringParameter(this, 'AlbHost', {
       parameterName: albHostParameterName(config),
       stringValue: this.alb.loadBalancer.loadBalancerDnsName,
@@ -137,21 +118,83 @@ export class RegionalStack extends PlatformStack {
     // The signing-key secret is a replica of the global stack's secret: found by name in this region.
     const signingKeySecret = Secret.fromSecretNameV2(this, 'SigningKeyReplica', signingKeySecretName(config));
     const apiDefinition = regionalApiDefinition(config);
-    this.proxies = new RegionalProxies(this, 'Proxies', {
+    this.proxies = this.addProxies(apiDefinition, signingKeySecret);
+    this.api = this.addApi(apiDefinition, removalPolicy);
+    this.services = this.addServices(signingKeySecret);
+
+    if (config.acceleratorRegions.includes(region)) {
+      if (!globalStack.acceleratorListener) {
+        throw new Error(
+          `${globalStack.stackName} has no accelerator listener for ${region}'s endpoint group`,
+        );
+      }
+      const albArn = this.alb.loadBalancer.loadBalancerArn;
+      this.acceleratorEndpointGroup = addAcceleratorEndpointGroup(this, config, region, albArn);
+    }
+
+    this.addOutputs();
+
+    // Last: the cluster's subtree is complete only once the ALB rule and the services are in it.
+    suppressEksClusterInternals(cluster);
+
+    // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
+    if (config.monitoring.enabled) this.monitoring = this.addMonitoring();
+  }
+
+  private addCluster(removalPolicy: RemovalPolicy): PlatformCluster {
+    const { config } = this;
+    const eks = new PlatformCluster(this, 'Eks', {
+      clusterName: config.regionalStackName(this.region),
       projectName: config.projectName,
-      backendHostname: config.backendHostname,
-      api: apiDefinition,
-      vpc,
-      subnets,
+      vpc: this.network.vpc,
+      subnets: this.network.privateSubnets,
+      adminPrincipalArns: config.eks.adminPrincipalArns,
+    });
+    // KMS keys are retained by default; under "destroy" the cluster's key is scheduled for deletion too.
+    if (removalPolicy === RemovalPolicy.DESTROY) eks.secretsKey.applyRemovalPolicy(removalPolicy);
+    return eks;
+  }
+
+  private addAlb(): InternalAlb {
+    const { cluster } = this.eks;
+    const alb = new InternalAlb(this, 'Alb', {
+      vpc: this.network.vpc,
+      subnets: this.network.privateSubnets,
+      certificate: this.albCertificate.certificate,
+      clusterName: cluster.clusterName,
+      acceptAccelerator: this.config.acceleratorRegions.includes(this.region),
+      accessLogs: this.storage.accessLogs,
+    });
+    // Auto Mode pods use the cluster security group: the ALB reaches their HTTPS port, nothing else.
+    alb.loadBalancer.connections.allowTo(
+      cluster.clusterSecurityGroup,
+      Port.tcp(POD_HTTPS_PORT),
+      'Internal ALB to the service pods (HTTPS)',
+    );
+    return alb;
+  }
+
+  private addProxies(definition: ApiDefinition, signingKeySecret: ISecret): RegionalProxies {
+    return new RegionalProxies(this, 'Proxies', {
+      projectName: this.config.projectName,
+      backendHostname: this.config.backendHostname,
+      api: definition,
+      vpc: this.network.vpc,
+      subnets: this.network.privateSubnets,
       albSecurityGroup: this.alb.securityGroup,
       endpointSecurityGroup: this.network.endpointSecurityGroup,
       albHostParameter: this.albHostParameter,
       signingKeySecret,
       internalCaPem: this.albCertificate.caCertificatePem,
     });
-    this.api = new RegionalApi(this, 'RegionalApi', {
-      definition: apiDefinition,
+  }
+
+  private addApi(definition: ApiDefinition, removalPolicy: RemovalPolicy): RegionalApi {
+    const { config, region } = this;
+    const api = new RegionalApi(this, 'RegionalApi', {
+      definition,
       projectName: config.projectName,
+      restApiName: regionalApiName(config, region),
       controlPlaneProxy: this.proxies.controlPlane,
       inferenceProxy: this.proxies.inference,
       aggregatorRoleName: aggregatorRoleName(config),
@@ -160,15 +203,19 @@ export class RegionalStack extends PlatformStack {
       urlParameterName: regionalApiParameterName(config, region),
     });
     // RegionalApi keeps its stage's access logs by default; they follow removal_policy like the other data.
-    this.api.api.accessLogs.applyRemovalPolicy(removalPolicy);
+    api.api.accessLogs.applyRemovalPolicy(removalPolicy);
+    return api;
+  }
 
-    this.services = new ClusterServices(this, 'Services', {
+  private addServices(signingKeySecret: ISecret): ClusterServices {
+    const { config } = this;
+    return new ClusterServices(this, 'Services', {
       projectName: config.projectName,
       globalRegion: config.globalRegion,
       deploymentRegions: config.regions,
-      cluster,
+      cluster: this.eks.cluster,
       targetGroups: this.alb.targetGroups,
-      vpcCidr: vpc.vpcCidrBlock,
+      vpcCidr: this.network.vpc.vpcCidrBlock,
       signingKeySecret,
       tlsKeyPairSecret: this.serviceCertificate.keyPairSecret,
       caCertificatePem: this.serviceCertificate.caCertificatePem,
@@ -178,54 +225,32 @@ export class RegionalStack extends PlatformStack {
       resourceGeneration: config.resourceGeneration,
       removalPolicy: config.removalPolicy,
     });
+  }
 
-    if (config.acceleratorRegions.includes(region)) {
-      if (!globalStack.acceleratorListener) {
-        throw new Error(
-          `${globalStack.stackName} has no accelerator listener for ${region}'s endpoint group`,
-        );
-      }
-      // Weak reference: the global stack writes the listener ARN into this region's SSM parameter; the
-      // template reads it as an SSM parameter type, resolved on every deploy of this stack.
-      const listenerArn = StringParameter.valueForStringParameter(
-        this,
-        acceleratorListenerParameterName(config),
-      );
-      this.acceleratorEndpointGroup = new CfnEndpointGroup(this, 'AcceleratorEndpointGroup', {
-        listenerArn,
-        endpointGroupRegion: region,
-        // An internal ALB endpoint always preserves client IPs (the ALB security group allows for it).
-        endpointConfigurations: [
-          {
-            endpointId: this.alb.loadBalancer.loadBalancerArn,
-            clientIpPreservationEnabled: true,
-            weight: 128,
-          },
-        ],
-        trafficDialPercentage: 100,
-        // Mirrors the listener; for ALB endpoints the accelerator follows the ALB's own target health.
-        healthCheckProtocol: 'HTTPS',
-        healthCheckPort: 443,
-        healthCheckPath: TARGET_HEALTH_CHECK.path,
-        healthCheckIntervalSeconds: 10,
-        thresholdCount: 3,
-      });
-    }
-
+  private addOutputs(): void {
     new CfnOutput(this, 'RegionalApiUrl', { value: this.api.url, description: 'Regional API stage URL' });
     new CfnOutput(this, 'AlbDnsName', {
       value: this.alb.loadBalancer.loadBalancerDnsName,
       description: 'Internal ALB DNS name',
     });
-    new CfnOutput(this, 'ClusterName', { value: cluster.clusterName, description: 'EKS cluster name' });
+    new CfnOutput(this, 'ClusterName', {
+      value: this.eks.cluster.clusterName,
+      description: 'EKS cluster name',
+    });
     // Resolved by CloudFormation at deploy time, never a literal: the same template works in any partition.
     new CfnOutput(this, 'Partition', { value: Aws.PARTITION, description: 'Partition the stack runs in' });
-    new CfnOutput(this, 'StageName', { value: config.stage, description: 'API Gateway stage name' });
+    new CfnOutput(this, 'StageName', { value: this.config.stage, description: 'API Gateway stage name' });
+  }
 
-    // Last: the cluster's subtree is complete only once the ALB rule and the services are in it.
-    suppressEksClusterInternals(cluster);
-
-    // ---- monitoring (docs/operations.md): topic, alarms, composite, dashboard ---------------------
-    if (config.monitoring.enabled) this.monitoring = new RegionalMonitoring(this, 'Monitoring');
+  private addMonitoring(): RegionalMonitoring {
+    return new RegionalMonitoring(this, 'Monitoring', {
+      config: this.config,
+      api: this.api.api.api,
+      controlPlaneProxy: this.proxies.controlPlane,
+      inferenceProxy: this.proxies.inference,
+      loadBalancer: this.alb.loadBalancer,
+      targetGroups: this.alb.targetGroups,
+      albCertificate: this.albCertificate.certificate,
+    });
   }
 }
