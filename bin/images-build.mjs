@@ -31,6 +31,8 @@ const config = await tsImport('../lib/config.ts', import.meta.url);
 const images = await tsImport('../lib/images.ts', import.meta.url);
 /** @type {typeof import('../contracts/routing.js')} */
 const routing = await tsImport('../contracts/routing.ts', import.meta.url);
+/** @type {typeof import('../contracts/partition.js')} */
+const partition = await tsImport('../contracts/partition.ts', import.meta.url);
 
 const USAGE = `Usage: npm run images:build -- --registry <prefix> --tag <tag> [options]
 
@@ -102,7 +104,7 @@ function readArguments() {
   }
 
   const regions = [...new Set(values.region ?? [])];
-  const unknown = regions.filter((region) => !config.isKnownRegion(region));
+  const unknown = regions.filter((region) => !partition.isKnownRegion(region));
   if (unknown.length > 0) return usageError(`--region: not a known AWS region: ${unknown.join(', ')}`);
   if (images.isRegional(registry) && regions.length === 0) {
     return usageError(`--registry contains ${images.REGION_PLACEHOLDER}: give --region (once per region)`);

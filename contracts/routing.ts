@@ -36,7 +36,7 @@ export const ALB_ROUTES: readonly AlbRoute[] = Object.freeze([
   { prefix: '/', service: 'manifest-processor', port: 443 },
 ]);
 
-export const CATCH_ALL_PREFIX = '/';
+const CATCH_ALL_PREFIX = '/';
 
 /** True when `path` (no query string) falls under `prefix` on a segment boundary. */
 export function matchesPrefix(path: string, prefix: string): boolean {

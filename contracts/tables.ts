@@ -12,7 +12,7 @@ export interface KeyAttribute {
   readonly type: 'S' | 'N';
 }
 
-export interface IndexDefinition {
+interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;
@@ -128,11 +128,4 @@ export function tableName(project: string, table: TableDefinition, generation = 
 /** Environment variables that point a service at every table of a deployment. */
 export function tableEnvironment(project: string, generation = 1): Record<string, string> {
   return Object.fromEntries(Object.values(TABLES).map((t) => [t.envVar, tableName(project, t, generation)]));
-}
-
-/** Reads a table's physical name from the environment; throws naming the variable when it is missing. */
-export function tableNameFromEnv(table: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {
-  const name = env[table.envVar];
-  if (!name) throw new Error(`${table.envVar} is not set (name of the ${table.id} table)`);
-  return name;
 }

@@ -5,7 +5,7 @@ import { AWS_REGIONS } from '../contracts/partition.js';
  * developer guide, "AWS Region availability for AWS Global Accelerator", as of 2026-11. A region added to
  * contracts/partition.ts must be checked against that page and listed here when it is missing there.
  */
-export const REGIONS_WITHOUT_ACCELERATOR: readonly string[] = Object.freeze([
+const REGIONS_WITHOUT_ACCELERATOR: readonly string[] = Object.freeze([
   'ap-east-2',
   'ap-southeast-6',
   'ap-southeast-7',

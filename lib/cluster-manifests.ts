@@ -143,7 +143,7 @@ export function renderManifests(
 }
 
 /** `Deployment gco-system/manifest-processor`, for messages. */
-export function describe(doc: ManifestDocument): string {
+function describe(doc: ManifestDocument): string {
   const metadata = isRecord(doc.metadata) ? doc.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '?';
   const namespace = typeof metadata.namespace === 'string' ? `${metadata.namespace}/` : '';

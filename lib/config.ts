@@ -7,17 +7,14 @@ import { azIdPrefix, EKS_EXCLUDED_AZ_IDS, isAvailabilityZoneId } from './availab
 import { ALL_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
 import type { PartitionInfo } from '../contracts/partition.js';
 
-export { ALL_REGIONS, AWS_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
-export type { Partition, PartitionInfo } from '../contracts/partition.js';
-
 // AWS WAF rate-based statement Limit: valid range 10..2,000,000,000 requests per evaluation window.
-export const WAF_RATE_LIMIT_MIN = 10;
-export const WAF_RATE_LIMIT_MAX = 2_000_000_000;
+const WAF_RATE_LIMIT_MIN = 10;
+const WAF_RATE_LIMIT_MAX = 2_000_000_000;
 // API Gateway forwards at most 64 KiB of a body to WAF (AssociationConfig KB_64; the default is 16 KiB).
 // A larger cap could never be enforced: WAF does not see the bytes beyond the inspection limit.
-export const WAF_MAX_BODY_INSPECTION_BYTES = 65_536;
+const WAF_MAX_BODY_INSPECTION_BYTES = 65_536;
 // API Gateway authorizer result TTL: 0 (caching off) to 3600 seconds.
-export const AUTHORIZER_CACHE_TTL_MAX_SECONDS = 3600;
+const AUTHORIZER_CACHE_TTL_MAX_SECONDS = 3600;
 
 /**
  * Defaults, in cdk.json's snake_case shape. cdk.json repeats them so every knob is visible; a unit test
@@ -69,7 +66,7 @@ export const DEFAULT_CONTEXT = deepFreeze({
   images: { registry: null, tag: null },
 });
 
-export interface ApiGatewayConfig {
+interface ApiGatewayConfig {
   /** Let other principals of the account call regional APIs directly (always on without an accelerator). */
   readonly regionalApiEnabled: boolean;
   /** Stage steady-state throttle, requests per second. */
@@ -88,11 +85,11 @@ export interface WafConfig {
   readonly maxBodySizeBytes: number;
 }
 
-export interface AnalyticsEnvironmentConfig {
+interface AnalyticsEnvironmentConfig {
   readonly enabled: boolean;
 }
 
-export interface AnalyticsApiConfig {
+interface AnalyticsApiConfig {
   readonly enabled: boolean;
   readonly region: string;
   readonly stage: string;
@@ -118,7 +115,7 @@ export interface MonitoringConfig {
   readonly alarmHttpsEndpoints: readonly string[];
 }
 
-export interface EksConfig {
+interface EksConfig {
   /** Configured AZ IDs by region; a region not listed has its AZs chosen at synth time. */
   readonly availabilityZoneIds: Readonly<Record<string, readonly string[]>>;
   /** Principals given cluster admin (AmazonEKSClusterAdminPolicy) through access entries. */

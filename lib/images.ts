@@ -11,7 +11,10 @@ export const CLUSTER_DOCKERFILE = 'cluster/Dockerfile';
 /** Auto Mode's general-purpose NodePool runs amd64 only. */
 export const IMAGE_PLATFORM = 'linux/amd64';
 
-/** Replaced by the deployment region in `images.registry`. */
+/**
+ * Replaced by the deployment region in `images.registry`.
+ * @public bin/images-build.mjs reads it through tsx's tsImport, which knip does not follow.
+ */
 export const REGION_PLACEHOLDER = '{region}';
 
 /** The registry `registry` names in `region`. */
@@ -19,7 +22,10 @@ export function registryInRegion(registry: string, region: string): string {
   return registry.replaceAll(REGION_PLACEHOLDER, region);
 }
 
-/** Whether `registry` differs per region (so a region must be given to name an image). */
+/**
+ * Whether `registry` differs per region (so a region must be given to name an image).
+ * @public bin/images-build.mjs reads it through tsx's tsImport, which knip does not follow.
+ */
 export function isRegional(registry: string): boolean {
   return registry.includes(REGION_PLACEHOLDER);
 }

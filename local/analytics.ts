@@ -30,7 +30,7 @@ import { startLocalDynamo } from './dynamodb.js';
 import { startLocalKinesis } from './kinesis.js';
 
 /** The analytics authorizer function's timeout (docs/analytics-api.md). */
-export const AUTHORIZER_TIMEOUT_MS = 10_000;
+const AUTHORIZER_TIMEOUT_MS = 10_000;
 
 export interface LocalAnalytics {
   readonly api: ApiGatewayEmulator;

@@ -22,8 +22,8 @@ import type { IssuedCertificate } from './tls.js';
 
 export const MODEL_SERVING_PATHS: readonly string[] = ['/v1/completions', '/v1/models/*'];
 export const MODEL_HEALTH_PATH = '/health';
-export const DEFAULT_TOKEN_DELAY_MS = 50;
-export const MAX_TOKENS = 512;
+const DEFAULT_TOKEN_DELAY_MS = 50;
+const MAX_TOKENS = 512;
 
 export interface ModelServerOptions {
   certificate: IssuedCertificate;

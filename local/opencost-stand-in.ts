@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FixtureMode = 'ok' | 'empty' | 'api-error' | 'http-error' | 'hang';
+type FixtureMode = 'ok' | 'empty' | 'api-error' | 'http-error' | 'hang';
 
 export interface OpenCostStandIn {
   readonly url: string;
@@ -237,11 +237,11 @@ function allocation(name: string, w: Workload | undefined, start: string, end: s
 }
 
 /** Workload key as OpenCost builds it for `aggregate=namespace,controller`. */
-export function workloadKey(w: Workload): string {
+function workloadKey(w: Workload): string {
   return `${w.namespace}/${w.controller ? `${w.controllerKind}:${w.controller}` : '__unallocated__'}`;
 }
 
-export function allocationSet(aggregate: string, start: string, end: string): Record<string, unknown> {
+function allocationSet(aggregate: string, start: string, end: string): Record<string, unknown> {
   const hours = (Date.parse(end) - Date.parse(start)) / 3_600_000;
   const set: Record<string, unknown> = { __idle__: allocation('__idle__', undefined, start, end, hours) };
   if (aggregate === 'cluster') {

@@ -27,16 +27,15 @@ import { MODEL_HEALTH_PATH, MODEL_SERVING_PATHS, startModelServer } from './mode
 import { LOCAL_HOST, startLocalRegion, type LocalRegion } from './region.js';
 import { createLocalCa } from './tls.js';
 
-export { LOCAL_HOST } from './region.js';
-export const DEFAULT_REGION = 'us-east-1';
-export const GLOBAL_REGION = 'us-east-2';
+const DEFAULT_REGION = 'us-east-1';
+const GLOBAL_REGION = 'us-east-2';
 export const PROJECT = 'gco';
 /** The account id the local platform plays (no real account is involved). */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 /** The sample inference endpoint registered at startup. */
 export const SAMPLE_ENDPOINT = 'sample-model';
 
-export interface RegionEndpoints {
+interface RegionEndpoints {
   services: Record<string, string>;
   kubernetes: string;
   alb: string;

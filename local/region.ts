@@ -34,7 +34,7 @@ import type { LocalCa } from './tls.js';
 
 export const LOCAL_HOST = '127.0.0.1';
 /** What every spot price is locally (no EC2 to ask); LOCAL_SPOT_PRICE overrides it. */
-export const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
+const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
 
 export interface LocalRegionOptions {
   project: string;

@@ -14,7 +14,7 @@ import { ALGORITHM_IDENTIFIER, getCanonicalHeaders, SignatureV4 } from '@smithy/
 import type { AwsCredentialIdentity } from '@smithy/types';
 
 /** Who a credential belongs to, as API Gateway reports it in `requestContext.identity`. */
-export interface LocalPrincipal {
+interface LocalPrincipal {
   /** `arn:<partition>:iam::<account>:user/<name>` or `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`. */
   readonly arn: string;
   readonly accountId: string;
@@ -50,7 +50,7 @@ export interface VerifyOptions {
   maxSkewMs?: number;
 }
 
-export type SigV4ErrorType =
+type SigV4ErrorType =
   | 'MissingAuthenticationTokenException'
   | 'IncompleteSignatureException'
   | 'InvalidSignatureException'
@@ -60,11 +60,11 @@ export type VerifyResult =
   | { ok: true; credential: LocalCredential; region: string; accessKeyId: string }
   | { ok: false; errorType: SigV4ErrorType; message: string };
 
-export const MISSING_TOKEN_MESSAGE = 'Missing Authentication Token';
-export const INVALID_TOKEN_MESSAGE = 'The security token included in the request is invalid.';
-export const SIGNATURE_MISMATCH_MESSAGE =
+const MISSING_TOKEN_MESSAGE = 'Missing Authentication Token';
+const INVALID_TOKEN_MESSAGE = 'The security token included in the request is invalid.';
+const SIGNATURE_MISMATCH_MESSAGE =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
-export const DEFAULT_MAX_SKEW_MS = 5 * 60_000;
+const DEFAULT_MAX_SKEW_MS = 5 * 60_000;
 
 const AMZ_DATE_RE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 const SIGNATURE_RE = /^[0-9a-f]{64}$/;
@@ -76,7 +76,7 @@ const fail = (errorType: SigV4ErrorType, message: string): VerifyResult => ({
 });
 
 /** `YYYYMMDDTHHMMSSZ` → Date, or undefined. */
-export function parseAmzDate(value: string): Date | undefined {
+function parseAmzDate(value: string): Date | undefined {
   const m = AMZ_DATE_RE.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
@@ -84,7 +84,7 @@ export function parseAmzDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-export function formatAmzDate(date: Date): string {
+function formatAmzDate(date: Date): string {
   return date
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
@@ -92,7 +92,7 @@ export function formatAmzDate(date: Date): string {
 }
 
 /** Header values by lowercase name; repeated headers joined with `,` (SigV4's canonical form). */
-export function headerValues(rawHeaders: readonly string[]): Map<string, string> {
+function headerValues(rawHeaders: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] ?? '').toLowerCase();
@@ -112,7 +112,7 @@ function safeDecode(text: string): string {
 }
 
 /** The query as the signer wants it: decoded keys and values, repeated keys as arrays, a bare key as ''. */
-export function signerQuery(rawQuery: string): Record<string, string | string[]> {
+function signerQuery(rawQuery: string): Record<string, string | string[]> {
   // A Map, not an object: keys such as `constructor` or `__proto__` are parameters like any other.
   const query = new Map<string, string | string[]>();
   for (const pair of rawQuery.split('&')) {

@@ -37,7 +37,7 @@ function clipCtx(ctx: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-export function boundItem(item: ValidationErrorItem): ValidationErrorItem {
+function boundItem(item: ValidationErrorItem): ValidationErrorItem {
   const loc: LocSegment[] = item.loc.map((s) => (typeof s === 'string' ? clipText(s, MAX_TEXT) : s));
   return {
     loc,

@@ -16,7 +16,7 @@ export interface EmfConfig {
   intervalMs: number;
 }
 
-export const EMF_DEFAULTS = { intervalMs: 60_000 } as const;
+const EMF_DEFAULTS = { intervalMs: 60_000 } as const;
 
 /** CloudWatch stores metrics at one-minute resolution at best; more often only costs requests. */
 const INTERVAL_BOUNDS = { min: 1_000, max: 3_600_000 } as const;

@@ -24,19 +24,14 @@ import { emfDocument, type MetricDimensions, type MetricValues } from '../../con
 import type { CertificateName } from '../../contracts/platform-metrics.js';
 import { PollingLoop } from './polling-loop.js';
 
-export {
-  emfDocument,
-  type EmfDocument,
-  type MetricDimensions,
-  type MetricValues,
-} from '../../contracts/emf-document.js';
+export { emfDocument, type MetricValues } from '../../contracts/emf-document.js';
 
 /** Header that makes CloudWatch Logs extract the metrics of EMF log events. */
 export const EMF_FORMAT_HEADER = 'x-amzn-logs-format';
-export const EMF_FORMAT = 'json/emf';
+const EMF_FORMAT = 'json/emf';
 
 /** Documents kept while flushes fail (one per loop per interval normally; PutLogEvents takes 10,000). */
-export const DEFAULT_MAX_BUFFERED = 1_000;
+const DEFAULT_MAX_BUFFERED = 1_000;
 /** Longest error text a failed flush logs. */
 const MAX_ERROR_CHARS = 200;
 
@@ -46,7 +41,7 @@ export interface MetricsSink {
   publish(values: MetricValues, certificate?: CertificateName): void;
 }
 
-export type EmfPublisherLogger = Pick<Log, 'warn'>;
+type EmfPublisherLogger = Pick<Log, 'warn'>;
 
 export interface EmfPublisherOptions {
   config: EmfConfig;

@@ -15,10 +15,6 @@ export interface ValidationErrorItem {
   ctx?: Record<string, unknown>;
 }
 
-export interface HTTPValidationError {
-  detail: ValidationErrorItem[];
-}
-
 /** An error with an HTTP status and a caller-safe `detail`. Thrown by handlers; rendered by the service. */
 export class HttpError extends PlatformError {
   override readonly name = 'HttpError';

@@ -5,7 +5,7 @@
  * the document; it descends at most `maxDepth` levels, so a hostile body can never exhaust the stack.
  */
 
-export type JsonLoc = (string | number)[];
+type JsonLoc = (string | number)[];
 
 export type JsonProblem =
   /** Not JSON: Python's json message (what FastAPI reports in ctx.error) and the character position. */

@@ -29,7 +29,7 @@ type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
 type Agent = http.Agent | https.Agent;
 
 /** Bounds of every pooled agent. */
-export const KUBE_AGENT_LIMITS = {
+const KUBE_AGENT_LIMITS = {
   /** Concurrent connections per API server and identity; further calls queue on the agent. */
   maxSockets: 32,
   /** Idle connections kept per API server and identity. */
@@ -59,7 +59,7 @@ function part(value: unknown): string {
 }
 
 /** The pool key: server URL + every option that decides which TLS identity a connection has. */
-export function kubeAgentKey(server: string, options: https.AgentOptions | undefined): string {
+function kubeAgentKey(server: string, options: https.AgentOptions | undefined): string {
   const o = options ?? {};
   const identity = [o.ca, o.cert, o.key, o.pfx, o.passphrase, o.rejectUnauthorized, o.servername]
     .map(part)

@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { EnvReader } from '../../contracts/env/reader.js';
 import { PooledKubeConfig } from './kube-pool.js';
 
-export { destroyKubeAgents, pooledKubeConfig, PooledKubeConfig } from './kube-pool.js';
+export { pooledKubeConfig } from './kube-pool.js';
 
 export function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const read = new EnvReader(env);

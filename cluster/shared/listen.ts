@@ -21,7 +21,7 @@ export const HTTPS_KEEP_ALIVE_TIMEOUT_MS = 305_000;
  * renews the certificate 30 days before its end, so a few hours is ample; a failed read keeps the current
  * certificate and tries again next time.
  */
-export const DEFAULT_TLS_RELOAD_INTERVAL_SECONDS = 6 * 3600;
+const DEFAULT_TLS_RELOAD_INTERVAL_SECONDS = 6 * 3600;
 
 export interface HttpsListenOptions {
   readonly host: string;
@@ -118,14 +118,14 @@ export async function closeHttps(server: Server, service: Service): Promise<void
 }
 
 /** Where and how the service listens: its environment contract (docs/service-framework.md). */
-export interface ListenConfig {
+interface ListenConfig {
   host: string;
   port: number;
   tlsReloadIntervalMs: number;
   shutdown: Required<Pick<ShutdownOptions, 'drainMs' | 'timeoutMs'>>;
 }
 
-export function loadListenConfig(env: NodeJS.ProcessEnv, defaultPort = 8080): ListenConfig {
+function loadListenConfig(env: NodeJS.ProcessEnv, defaultPort = 8080): ListenConfig {
   const read = new EnvReader(env);
   const config: ListenConfig = {
     host: read.string('HOST', '0.0.0.0'),

@@ -9,7 +9,7 @@ import { REDACTED, redactFields, resolveLogLevel } from '../../contracts/runtime
  * Request headers as pino's request serializer may write them. Every other sensitive field is caught by
  * name wherever it sits in a line's fields (redactFields).
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-svc-signature"]',

@@ -7,7 +7,7 @@ import { errorMessage } from '../../contracts/runtime/errors.js';
  */
 import type { Log } from '../../contracts/runtime/logging.js';
 
-export type PollingLoopLogger = Pick<Log, 'warn' | 'error'>;
+type PollingLoopLogger = Pick<Log, 'warn' | 'error'>;
 
 export interface PollingLoopOptions {
   /** Names the loop in log lines. */

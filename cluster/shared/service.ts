@@ -40,7 +40,7 @@ export type ServiceApp = FastifyInstance<
 >;
 
 /** Request bodies are capped at 1 MiB, 413 beyond (docs/service-framework.md). */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export interface ServiceOptions {
   name: string;

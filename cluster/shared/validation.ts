@@ -49,7 +49,7 @@ const FALSE_WORDS = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
  * that integers are plain decimal digits with an optional minus (no `+`, `1.0`, `0x10`, `1e3`, `1_000`,
  * blanks). A value that does not convert stays text, so validation reports `*_parsing` for it.
  */
-export function convertText(text: string, type: Scalar): unknown {
+function convertText(text: string, type: Scalar): unknown {
   switch (type) {
     case 'integer':
       return DECIMAL_INTEGER.test(text) ? Number(text) : text;
@@ -75,7 +75,7 @@ function scalarType(schema: unknown): Scalar | 'array' | undefined {
 }
 
 /** Converts a flat text object (query, path parameters, headers) in place by its schema's property types. */
-export function coerceText(data: unknown, schema: unknown): void {
+function coerceText(data: unknown, schema: unknown): void {
   if (typeof data !== 'object' || data === null) return;
   const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
   const values = data as Record<string, unknown>;
@@ -222,7 +222,7 @@ const BOUNDS: Record<string, (limit: number, length: number) => BoundItem> = {
 export const ERROR_HINT = 'x-error-hint';
 
 /** Maps one Ajv error to a FastAPI ValidationError item, with the field's hint when it has one. */
-export function toValidationItem(error: ErrorObject, httpPart: string): ValidationErrorItem {
+function toValidationItem(error: ErrorObject, httpPart: string): ValidationErrorItem {
   const item = baseItem(error, httpPart);
   const hint: unknown = error.parentSchema?.[ERROR_HINT];
   const ownError = !['required', 'additionalProperties'].includes(error.keyword);

@@ -13,8 +13,8 @@ import {
 
 /** API Gateway cuts the integration at 29 s; 27 s leaves room to merge, serialize and return. */
 export const DEFAULT_BUDGET_MS = 27_000;
-export const MAX_BUDGET_MS = 28_000;
-export const MIN_BUDGET_MS = 100;
+const MAX_BUDGET_MS = 28_000;
+const MIN_BUDGET_MS = 100;
 
 export interface AggregatorSettings {
   /** Total time a request may spend, discovery included, before every unanswered region times out. */

@@ -8,7 +8,7 @@ import { EnvReader, envVariables } from './reader.js';
 import { EVENTS_STREAM_ENV, readEventsStreamName } from './analytics-tables.js';
 
 export const DEFAULT_WAIT_MS = 25_000;
-export const DEFAULT_DATABASE = 'dev';
+const DEFAULT_DATABASE = 'dev';
 
 export interface WarehouseSettings {
   /** Redshift Serverless workgroup the statements run in. */

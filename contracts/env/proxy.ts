@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { envVariables, type EnvReader } from './reader.js';
 
-export type ProxyMode = 'global' | 'regional';
+type ProxyMode = 'global' | 'regional';
 
 const DEFAULT_BACKEND_PORT = 443;
 const DEFAULT_ALB_CACHE_TTL_MS = 300_000;

@@ -6,10 +6,10 @@
 import { EnvReader, envVariables } from './reader.js';
 
 /** SageMaker's ExpiresInSeconds range (validity of the URL itself). */
-export const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;
+const URL_EXPIRY_RANGE = { min: 5, max: 300, default: 60 } as const;
 /** SageMaker's SessionExpirationDurationInSeconds range (the Studio session the URL opens). */
-export const SESSION_RANGE = { min: 1800, max: 43_200, default: 3600 } as const;
-export const DEFAULT_PROFILE_CLAIM = 'cognito:username';
+const SESSION_RANGE = { min: 1800, max: 43_200, default: 3600 } as const;
+const DEFAULT_PROFILE_CLAIM = 'cognito:username';
 
 export interface StudioLoginSettings {
   readonly domainId: string;

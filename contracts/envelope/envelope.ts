@@ -6,7 +6,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { NonceCache } from './nonce-cache.js';
 import type { KeySource, SigningKeys } from './signing-keys.js';
 
-export type { KeySource, SigningKeys } from './signing-keys.js';
+export type { KeySource } from './signing-keys.js';
 
 export const ENVELOPE_VERSION = 'v1';
 
@@ -19,7 +19,7 @@ export const ENVELOPE_HEADERS = {
 } as const;
 
 /** Prefix shared by every envelope header; proxies strip all of them from incoming requests. */
-export const ENVELOPE_HEADER_PREFIX = 'x-svc-';
+const ENVELOPE_HEADER_PREFIX = 'x-svc-';
 
 /** Exact-match paths served without an envelope. */
 export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set([
@@ -32,7 +32,7 @@ export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set([
 export const DEFAULT_FRESHNESS_SECONDS = 30;
 export const MIN_FRESHNESS_SECONDS = 5;
 export const MAX_FRESHNESS_SECONDS = 300;
-export const DEFAULT_NONCE_CACHE_SIZE = 100_000;
+const DEFAULT_NONCE_CACHE_SIZE = 100_000;
 
 const TIMESTAMP_RE = /^[0-9]{1,12}$/; // digits only; 12 caps the length far past year 33658
 const NONCE_RE = /^[0-9a-f]{32}$/;
@@ -116,7 +116,7 @@ export function stripEnvelopeHeaders<T>(headers: Record<string, T>): Record<stri
   return out;
 }
 
-export type EnvelopeRejectReason =
+type EnvelopeRejectReason =
   | 'missing_header'
   | 'bad_version'
   | 'bad_timestamp'

@@ -6,7 +6,7 @@
  * - `equal`: half fixed, half random — a receiver that failed still gets a real pause;
  * - `none`: the ceiling itself — one process pacing its own loop.
  */
-export type Jitter = 'full' | 'equal' | 'none';
+type Jitter = 'full' | 'equal' | 'none';
 
 export interface BackoffPolicy {
   readonly baseMs: number;

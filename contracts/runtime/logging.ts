@@ -9,7 +9,7 @@ import { EnvironmentError } from '../env/reader.js';
 
 export type LogFields = Record<string, unknown>;
 
-export type LogMethod = (fields: LogFields, message: string) => void;
+type LogMethod = (fields: LogFields, message: string) => void;
 
 export interface Log {
   debug: LogMethod;
@@ -23,12 +23,12 @@ export interface Log {
  * x-svc-signature, x-amz-security-token…) and field names (secret, signingKey, password, token,
  * credentials, key…). Handlers never log such fields on purpose; this is the second line of defence.
  */
-export const SENSITIVE_FIELD =
+const SENSITIVE_FIELD =
   /authorization|cookie|signature|secret|password|token|credential|^key$|signing_?key|^x-amz-/i;
 
 export const REDACTED = '[REDACTED]';
 
-export function isSensitiveField(key: string): boolean {
+function isSensitiveField(key: string): boolean {
   return SENSITIVE_FIELD.test(key);
 }
 
@@ -69,11 +69,11 @@ export function redactFields<T>(fields: T, depth = 0): T {
   return (out ?? fields) as T;
 }
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The level variable of every Lambda and service. */
-export const LOG_LEVEL_VARIABLE = 'LOG_LEVEL';
+const LOG_LEVEL_VARIABLE = 'LOG_LEVEL';
 /** Read when LOG_LEVEL is unset: the variable the deployed Lambdas were given before LOG_LEVEL. */
 const LEGACY_LAMBDA_VARIABLE = 'POWERTOOLS_LOG_LEVEL';
 

@@ -11,7 +11,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smit
 
 export type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
-export const EXECUTE_API_SERVICE = 'execute-api';
+const EXECUTE_API_SERVICE = 'execute-api';
 
 /** Query parameters as API Gateway hands them to a Lambda (already decoded); repeated keys → arrays. */
 export type QueryParameters = Readonly<Record<string, string | readonly string[]>>;

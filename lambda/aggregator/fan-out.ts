@@ -126,11 +126,7 @@ async function exchange(
 }
 
 /** One region, bounded by `deadlineMs` from now (signing, connecting and reading the body included). */
-export async function callRegion(
-  api: RegionalApi,
-  call: RegionCall,
-  options: FanOutOptions,
-): Promise<RegionResult> {
+async function callRegion(api: RegionalApi, call: RegionCall, options: FanOutOptions): Promise<RegionResult> {
   const started = performance.now();
   const deadlineMs = Math.max(0, Math.floor(options.deadlineMs));
   const timedOut = (): RegionResult => ({

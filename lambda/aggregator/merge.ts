@@ -177,7 +177,7 @@ export function mergeDelete(results: Record<string, RegionResult>, dryRun: boole
 // ---------------------------------------------------------------------------------------------- status
 
 /** Keys of /api/v1/status collected per region (null when the region failed or does not report it). */
-export const STATUS_FACETS = ['allowed_namespaces', 'resource_limits', 'templates', 'webhooks'] as const;
+const STATUS_FACETS = ['allowed_namespaces', 'resource_limits', 'templates', 'webhooks'] as const;
 
 export function mergeStatus(results: Record<string, RegionResult>, now = new Date()) {
   const facets: Record<(typeof STATUS_FACETS)[number], Record<string, unknown>> = {

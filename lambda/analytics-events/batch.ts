@@ -3,7 +3,7 @@
  * order. Error codes: InvalidEvent (with a short ErrorMessage), ThroughputExceeded and InternalFailure
  * (the stream did not take the record; both are retryable).
  */
-export type ErrorCode = 'InvalidEvent' | 'ThroughputExceeded' | 'InternalFailure';
+type ErrorCode = 'InvalidEvent' | 'ThroughputExceeded' | 'InternalFailure';
 
 export type EventResult = { Result: 'Ok' } | { Result: 'Error'; ErrorCode: ErrorCode; ErrorMessage?: string };
 
@@ -14,7 +14,7 @@ export interface BatchResult {
 }
 
 /** Codes a client may resend (the same batch again resends exactly those events). */
-export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['ThroughputExceeded', 'InternalFailure']);
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['ThroughputExceeded', 'InternalFailure']);
 
 export const OK: EventResult = Object.freeze({ Result: 'Ok' });
 

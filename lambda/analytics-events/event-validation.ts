@@ -29,7 +29,7 @@ export const EVENT_LIMITS = {
   secondsBelow: 1e11,
 } as const;
 
-export const EVENT_FIELDS = [
+const EVENT_FIELDS = [
   'event_id',
   'event_type',
   'event_name',
@@ -81,7 +81,7 @@ function isRealDate(year: number, month: number, day: number): boolean {
 }
 
 /** event_timestamp as epoch milliseconds, or Invalid. */
-export function timestampMs(value: unknown, receivedAt: number): number {
+function timestampMs(value: unknown, receivedAt: number): number {
   let ms: number;
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value <= 0) throw new Invalid('event_timestamp must be a positive number');

@@ -25,9 +25,9 @@ import { validateEvent } from './event-validation.js';
 import type { KinesisWriter, StreamRecord } from './kinesis-writer.js';
 
 /** Prefix of idempotency keys, fixed so a redeploy (new function name) keeps recognising batches. */
-export const IDEMPOTENCY_KEY_PREFIX = 'analytics-events';
+const IDEMPOTENCY_KEY_PREFIX = 'analytics-events';
 /** A batch can be completed by this many repeats after its first attempt; later repeats get the last answer. */
-export const MAX_RESEND_ROUNDS = 16;
+const MAX_RESEND_ROUNDS = 16;
 
 export interface BatchInput {
   readonly applicationId: string;

@@ -9,8 +9,8 @@ import { describeError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
 import { backoffDelayMs, sleep, type BackoffPolicy } from '../../contracts/runtime/backoff.js';
 
-export const PUT_RECORDS_MAX_RECORDS = 500;
-export const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;
+const PUT_RECORDS_MAX_RECORDS = 500;
+const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;
 
 export interface StreamRecord {
   /** Position of the event in the request, carried through to its outcome. */
@@ -19,7 +19,7 @@ export interface StreamRecord {
   readonly data: Uint8Array;
 }
 
-export type FailureCode = 'ThroughputExceeded' | 'InternalFailure';
+type FailureCode = 'ThroughputExceeded' | 'InternalFailure';
 export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly code: FailureCode };
 
 export interface KinesisWriterOptions {

@@ -12,9 +12,9 @@
  */
 import { isRoleArn } from '../../contracts/env/analytics-warehouse-setup.js';
 
-export const EXTERNAL_SCHEMA = 'analytics_stream';
-export const RAW_VIEW = 'public.analytics_events_raw';
-export const EVENTS_VIEW = 'public.analytics_events';
+const EXTERNAL_SCHEMA = 'analytics_stream';
+const RAW_VIEW = 'public.analytics_events_raw';
+const EVENTS_VIEW = 'public.analytics_events';
 
 export interface SetupStatement {
   /** Step name for messages and logs. */

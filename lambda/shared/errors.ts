@@ -65,7 +65,7 @@ export function errorResult(error: EdgeHttpError): APIGatewayProxyResult {
 }
 
 /** Any thrown value as an EdgeHttpError: unknown errors become a 500 whose cause stays in the log. */
-export function toEdgeHttpError(error: unknown): EdgeHttpError {
+function toEdgeHttpError(error: unknown): EdgeHttpError {
   return error instanceof EdgeHttpError ? error : internalError('unexpected_error', error);
 }
 

@@ -29,7 +29,7 @@ export type ProxyEvent = Pick<
   };
 };
 
-export const TARGET_REGION_HEADER = 'x-svc-target-region';
+const TARGET_REGION_HEADER = 'x-svc-target-region';
 
 /** Request headers merged case-insensitively (lowercase names), every value kept in order. */
 export function eventHeaders(
@@ -175,7 +175,7 @@ const REPLACED = new Set(['host', 'authorization', 'content-length', 'x-request-
  * `x-amz-*` (SigV4 date, security token, content hash), every `x-svc-*` (nothing outside the proxies
  * may sign), and `content-length` / `x-request-id` / `x-forwarded-for`, which the proxy sets.
  */
-export function isForwardableHeader(name: string, listed: ReadonlySet<string>): boolean {
+function isForwardableHeader(name: string, listed: ReadonlySet<string>): boolean {
   const lower = name.toLowerCase();
   return !(
     REPLACED.has(lower) ||

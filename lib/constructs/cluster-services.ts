@@ -62,7 +62,7 @@ export interface ClusterServicesProps {
 }
 
 /** The services that publish platform metrics (cluster/shared/emf-publisher.ts) from their loops. */
-export const METRICS_PUBLISHERS: readonly ClusterServiceName[] = ['manifest-processor', 'cost-monitor'];
+const METRICS_PUBLISHERS: readonly ClusterServiceName[] = ['manifest-processor', 'cost-monitor'];
 
 export { CLUSTER_DOCKERFILE } from '../images.js';
 

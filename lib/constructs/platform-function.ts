@@ -61,7 +61,7 @@ const SYNCHRONOUS_INVOKERS = {
   'secrets-manager-rotation':
     'Invoked synchronously by Secrets Manager, which retries each rotation step and records failures',
 } as const;
-export type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
+type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
 
 /** Timeout of the function behind `handler` in `api`, by the one rule of `functionTimeoutSeconds()`. */
 export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler): Duration {
@@ -77,7 +77,7 @@ export function routeFunctionTimeout(api: ApiDefinition, handler: RouteHandler):
  * carry the source map (index.mjs.map, sources by path, no sources content), so a stack from them
  * resolves offline (docs/edge-lambdas.md, "Bundles and init").
  */
-export const SOURCE_MAPPED_FUNCTIONS: ReadonlySet<string> = new Set(['internal-ca', 'signing-key-rotation']);
+const SOURCE_MAPPED_FUNCTIONS: ReadonlySet<string> = new Set(['internal-ca', 'signing-key-rotation']);
 
 /** NODE_OPTIONS of the function behind `entryName`; undefined when it starts without options. */
 export function functionNodeOptions(entryName: string): string | undefined {

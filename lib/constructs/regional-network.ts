@@ -32,7 +32,7 @@ import type { AvailabilityZoneOptions } from '../availability-zone-lookup.js';
 import { logAllVpcTraffic } from './vpc-flow-logs.js';
 
 /** Address space of every regional VPC (regions are never peered, so they may share it). */
-export const VPC_CIDR = '10.0.0.0/16';
+const VPC_CIDR = '10.0.0.0/16';
 
 /** How the region's AZs are chosen (lib/availability-zone-lookup.ts). */
 export type RegionalNetworkProps = AvailabilityZoneOptions;

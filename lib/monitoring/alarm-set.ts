@@ -13,7 +13,7 @@ import { ALARM_POLICIES } from './thresholds.js';
 import type { AlarmPolicy, AlarmPolicyId } from './thresholds.js';
 
 /** Where the runbook line of every alarm is. */
-export const RUNBOOK = 'docs/operations.md "Alarms and runbook"';
+const RUNBOOK = 'docs/operations.md "Alarms and runbook"';
 
 export interface AlarmSpec {
   /** Name suffix, unique in the stack: `<stack>-<id>` is the alarm name. */

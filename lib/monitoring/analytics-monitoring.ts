@@ -27,8 +27,8 @@ import { addStackDashboard } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 
 /** Namespace of the events function's record counts (metric filters on its log group). */
-export const eventsMetricsNamespace = (project: string): string => `GCO/Analytics/${project}`;
-export const EVENTS_METRICS = { total: 'EventsTotalRecords', failed: 'EventsFailedRecords' } as const;
+const eventsMetricsNamespace = (project: string): string => `GCO/Analytics/${project}`;
+const EVENTS_METRICS = { total: 'EventsTotalRecords', failed: 'EventsFailedRecords' } as const;
 
 /** The analytics alarms whose metrics have synth-time dimensions (API by name, stream by name). */
 export function portableAnalyticsAlarms(config: PlatformConfig): {

@@ -23,9 +23,7 @@ export interface MonitoredApi {
 }
 
 /** Routes answered in one piece (not streamed), by method and path, with their integration timeout. */
-export function bufferedRoutes(
-  definition: ApiDefinition,
-): { route: RouteDefinition; timeoutSeconds: number }[] {
+function bufferedRoutes(definition: ApiDefinition): { route: RouteDefinition; timeoutSeconds: number }[] {
   return definition.routes.flatMap((route) =>
     route.integration.type === 'lambda' && !route.integration.streaming
       ? [{ route, timeoutSeconds: route.integration.timeoutSeconds }]

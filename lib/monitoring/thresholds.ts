@@ -35,9 +35,6 @@ const MINUTES = 60;
 const HOURS = 3600;
 const DAYS = 86_400;
 
-/** Days before expiry the internal-CA renewal re-issues a certificate (lib/constructs/internal-ca.ts). */
-export const CERTIFICATE_RENEWAL_DAYS = 30;
-
 export const ALARM_POLICIES = {
   // ---- API Gateway (every API: global, each regional, analytics) ----------------------------------
   apiServerErrorRate: {

@@ -60,7 +60,7 @@ function asList(value: unknown): string[] | undefined {
 }
 
 /** Validates an authorizer result; undefined when API Gateway would refuse it (500). */
-export function parsePolicy(result: unknown): Policy | undefined {
+function parsePolicy(result: unknown): Policy | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
   const r = result as Record<string, unknown>;
   if (typeof r.principalId !== 'string') return undefined;
@@ -94,10 +94,10 @@ export function parsePolicy(result: unknown): Policy | undefined {
   return { principalId: r.principalId, statements, context };
 }
 
-export type PolicyVerdict = 'allow' | 'deny' | 'not-covered';
+type PolicyVerdict = 'allow' | 'deny' | 'not-covered';
 
 /** IAM evaluation of `execute-api:Invoke` on `methodArn`: explicit Deny, then Allow, else implicit deny. */
-export function evaluatePolicy(statements: readonly Statement[], methodArn: string): PolicyVerdict {
+function evaluatePolicy(statements: readonly Statement[], methodArn: string): PolicyVerdict {
   const covers = (s: Statement) =>
     s.actions.some((a) => globRegex(a.toLowerCase()).test('execute-api:invoke')) &&
     s.resources.some((r) => globRegex(r).test(methodArn));

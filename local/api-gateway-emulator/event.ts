@@ -56,7 +56,7 @@ function append(groups: Map<string, string[]>, key: string, value: string): void
 }
 
 /** Headers grouped case-insensitively under the first spelling seen, values in arrival order. */
-export function multiValueHeaders(rawHeaders: readonly string[]): Record<string, string[]> {
+function multiValueHeaders(rawHeaders: readonly string[]): Record<string, string[]> {
   const out = new Map<string, string[]>();
   const spelling = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -69,7 +69,7 @@ export function multiValueHeaders(rawHeaders: readonly string[]): Record<string,
 }
 
 /** Decoded query parameters, repeated keys grouped in order; null when there is no query. */
-export function multiValueQuery(rawQuery: string): Record<string, string[]> | null {
+function multiValueQuery(rawQuery: string): Record<string, string[]> | null {
   const out = new Map<string, string[]>();
   for (const pair of rawQuery.split('&')) {
     if (pair === '') continue;
@@ -104,7 +104,7 @@ export function isBinaryMediaType(
 }
 
 /** `09/Apr/2015:12:34:56 +0000`, API Gateway's `requestTime` format. */
-export function requestTimeText(date: Date): string {
+function requestTimeText(date: Date): string {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const two = (n: number) => String(n).padStart(2, '0');
   return `${two(date.getUTCDate())}/${months[date.getUTCMonth()] ?? 'Jan'}/${date.getUTCFullYear()}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
@@ -137,10 +137,7 @@ export function withGatewayHeaders(req: IncomingApiRequest, traceId: string, por
   return out;
 }
 
-export function identityOf(
-  req: IncomingApiRequest,
-  caller: LocalCredential | undefined,
-): APIGatewayEventIdentity {
+function identityOf(req: IncomingApiRequest, caller: LocalCredential | undefined): APIGatewayEventIdentity {
   const userAgent = headerValue(multiValueHeaders(req.rawHeaders), 'user-agent') ?? null;
   return {
     accessKey: caller?.accessKeyId ?? null,

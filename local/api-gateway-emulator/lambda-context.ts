@@ -16,7 +16,7 @@ export interface FunctionInfo {
   memoryMb?: number;
 }
 
-export function functionArn(fn: Pick<FunctionInfo, 'name' | 'region' | 'accountId'>): string {
+function functionArn(fn: Pick<FunctionInfo, 'name' | 'region' | 'accountId'>): string {
   return `arn:${partitionOf(fn.region).partition}:lambda:${fn.region}:${fn.accountId}:function:${fn.name}`;
 }
 

@@ -14,7 +14,7 @@ export const URL_LENGTH_LIMIT: Readonly<Record<ApiDefinition['endpointType'], nu
   REGIONAL: 10240,
 };
 /** "Total combined size of request line and header values", in bytes. */
-export const REQUEST_HEAD_LIMIT_BYTES = 10240;
+const REQUEST_HEAD_LIMIT_BYTES = 10240;
 /**
  * The method ARN (`arn:…:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/<path>`) of a method with
  * authorization may be at most 1600 bytes; longer path parameters make the client get a 414.
@@ -26,7 +26,7 @@ export const METHOD_ARN_LIMIT_BYTES = 1600;
  */
 export const PARSER_MAX_HEAD_BYTES = 256 * 1024;
 
-export const LIMIT_MESSAGES = {
+const LIMIT_MESSAGES = {
   uriTooLong: 'Request-URI Too Long',
   headTooLarge: 'Request Header Fields Too Large',
   badRequest: 'Bad Request',

@@ -71,7 +71,7 @@ function scalar(value: unknown): string | undefined {
  * `multiValueHeaders` first, then `headers` values not already listed under the same name (API Gateway
  * merges the two). Undefined when either is malformed.
  */
-export function mergeHeaders(headers: unknown, multi: unknown): [string, string][] | undefined {
+function mergeHeaders(headers: unknown, multi: unknown): [string, string][] | undefined {
   const out: [string, string][] = [];
   if (multi !== undefined && multi !== null) {
     if (!isRecord(multi)) return undefined;

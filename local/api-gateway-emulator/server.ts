@@ -44,13 +44,13 @@ import { StageThrottle } from './throttle.js';
 import { LocalWaf, type LocalWafOptions, type WafRule } from './waf.js';
 
 /** API Gateway's request payload limit. */
-export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** Lambda's synchronous response payload limit. */
-export const MAX_LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
+const MAX_LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 /** How long the rest of an unparsable request is drained before its connection is closed anyway. */
 const LINGER_MS = 5_000;
 
-export type AuthorizerAuth = Exclude<RouteAuth, 'iam' | 'none'>;
+type AuthorizerAuth = Exclude<RouteAuth, 'iam' | 'none'>;
 
 export interface AccessLogEntry {
   requestId: string;

@@ -12,7 +12,7 @@ import { posix } from 'node:path';
 import type { WafConfig } from '../../lib/config.js';
 
 /** WAF's rate-based evaluation window (`evaluationWindowSec: 300`). */
-export const WAF_RATE_WINDOW_MS = 300_000;
+const WAF_RATE_WINDOW_MS = 300_000;
 
 export type WafRule = 'RateLimitPerIp' | 'BodySizeLimitNonInference';
 

@@ -8,7 +8,7 @@ import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, xmlEscape, type StandInServer } from './protocol.js';
 
-export interface StackRecord {
+interface StackRecord {
   name: string;
   /** Output key → value (OutputValue), as the template's `Outputs` section resolves at deploy time. */
   outputs: Readonly<Record<string, string>>;

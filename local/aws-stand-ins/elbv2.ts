@@ -8,7 +8,7 @@ import { partitionOf } from '../../contracts/partition.js';
 import type { CredentialStore } from '../sigv4-verifier.js';
 import { AwsServiceError, startStandInServer, xmlEscape, type StandInServer } from './protocol.js';
 
-export interface LoadBalancerRecord {
+interface LoadBalancerRecord {
   name: string;
   dnsName: string;
   scheme: 'internal' | 'internet-facing';

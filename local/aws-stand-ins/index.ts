@@ -16,13 +16,8 @@ import { startElbv2StandIn, type Elbv2StandIn } from './elbv2.js';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from './secrets-manager.js';
 import { startSsmStandIn, type SsmStandIn } from './ssm.js';
 
-export { AwsServiceError } from './protocol.js';
 export { startCloudFormationStandIn } from './cloudformation.js';
-export type { CloudFormationStandIn, StackRecord } from './cloudformation.js';
-export type { Elbv2StandIn, LoadBalancerRecord } from './elbv2.js';
-export type { SecretsManagerStandIn } from './secrets-manager.js';
-export type { SsmStandIn } from './ssm.js';
-
+export type { CloudFormationStandIn } from './cloudformation.js';
 export interface AwsStandIns {
   readonly secretsManager: SecretsManagerStandIn;
   readonly ssm: SsmStandIn;

@@ -25,17 +25,17 @@ export class AwsServiceError extends Error {
   }
 }
 
-export interface OperationContext {
+interface OperationContext {
   /** Region the caller signed for. */
   region: string;
   requestId: string;
 }
 
-export type JsonOperation = (input: Record<string, unknown>, ctx: OperationContext) => unknown;
+type JsonOperation = (input: Record<string, unknown>, ctx: OperationContext) => unknown;
 /** Query operations get the form parameters and return the `<…Result>` inner XML. */
-export type QueryOperation = (params: URLSearchParams, ctx: OperationContext) => string;
+type QueryOperation = (params: URLSearchParams, ctx: OperationContext) => string;
 
-export type StandInProtocol =
+type StandInProtocol =
   | { kind: 'json'; targetPrefix: string; operations: Readonly<Record<string, JsonOperation>> }
   | { kind: 'query'; xmlns: string; operations: Readonly<Record<string, QueryOperation>> };
 

@@ -42,7 +42,7 @@ export class Causes {
   }
 }
 
-export function show(v: unknown): string {
+function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return JSON.stringify(v) ?? 'null';

@@ -17,7 +17,7 @@ export interface Usage {
   memory: string;
 }
 
-export interface MetricsOverrides {
+interface MetricsOverrides {
   nodes: Map<string, Usage>;
   /** key `namespace/pod` → container name → usage */
   pods: Map<string, Record<string, Usage>>;

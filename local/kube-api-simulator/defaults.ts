@@ -32,7 +32,7 @@ function defaultContainers(list: unknown): void {
   }
 }
 
-export function defaultPodSpec(spec: JsonRecord): void {
+function defaultPodSpec(spec: JsonRecord): void {
   spec.restartPolicy ??= 'Always';
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.schedulerName ??= 'default-scheduler';

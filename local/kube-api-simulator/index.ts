@@ -27,9 +27,9 @@ import { WorkloadController } from './workloads.js';
 
 export type { KubeletTiming } from './context.js';
 export type { KubeObject } from './types.js';
-export { kubeConfigFor, kubeConfigYaml } from './kubeconfig.js';
+export { kubeConfigFor } from './kubeconfig.js';
 export { SIM_ANNOTATIONS } from './context.js';
-export { CPU_NODE, GPU_NODE, SEED_NAMESPACES } from './seed.js';
+export { CPU_NODE, GPU_NODE } from './seed.js';
 
 export interface KubeApiSimulatorOptions {
   /** Interface to listen on (default 127.0.0.1). */
@@ -47,7 +47,7 @@ export interface KubeApiSimulatorOptions {
   tls?: { key: string; cert: string; ca: string };
 }
 
-export type UnavailableStatus = 403 | 404 | 503;
+type UnavailableStatus = 403 | 404 | 503;
 
 export interface KubeApiSimulator {
   /** Base URL, e.g. http://127.0.0.1:PORT */

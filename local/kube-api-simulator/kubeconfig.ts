@@ -5,7 +5,7 @@
 
 import { PooledKubeConfig } from '../../cluster/shared/kube-pool.js';
 
-export const CONTEXT_NAME = 'simulator';
+const CONTEXT_NAME = 'simulator';
 
 export interface KubeConfigTls {
   /** PEM CA certificate the client trusts (an https:// server). */

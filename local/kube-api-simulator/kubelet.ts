@@ -51,7 +51,7 @@ interface PodSim {
 const EXIT_RE = /\bexit\s+(\d+)/g;
 
 /** Exit code for a container: pod annotation wins, then the first `exit N` with N ≠ 0 in command/args. */
-export function exitCodeFor(pod: KubeObject, container: JsonRecord): number {
+function exitCodeFor(pod: KubeObject, container: JsonRecord): number {
   const ann = annotationsOf(pod)[SIM_ANNOTATIONS.exitCode];
   if (ann !== undefined && /^\d+$/.test(ann.trim())) return Number(ann.trim()) % 256;
   const text = [...arr(container.command), ...arr(container.args)].map(String).join(' ');

@@ -11,7 +11,7 @@ export interface Page {
   remainingItemCount?: number;
 }
 
-export function objectKey(obj: KubeObject): string {
+function objectKey(obj: KubeObject): string {
   return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
 }
 

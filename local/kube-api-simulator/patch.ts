@@ -23,7 +23,7 @@ export function patchTypeOf(contentType: string): PatchType | undefined {
   }
 }
 
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return clone(patch);
   const out: Record<string, unknown> = isRecord(target) ? clone(target) : {};
   for (const [k, v] of Object.entries(patch)) {
@@ -100,7 +100,7 @@ function stripDirectives(v: unknown): unknown {
   return out;
 }
 
-export function strategicMerge(target: unknown, patch: unknown): unknown {
+function strategicMerge(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return clone(patch);
   if (patch.$patch === 'replace') return stripDirectives(patch);
   if (patch.$patch === 'delete') return undefined;
@@ -200,7 +200,7 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): un
   return doc;
 }
 
-export function jsonPatch(target: unknown, ops: unknown): unknown {
+function jsonPatch(target: unknown, ops: unknown): unknown {
   if (!Array.isArray(ops)) throw badRequest('json patch must be an array of operations');
   let doc = clone(target);
   for (const op of ops) {

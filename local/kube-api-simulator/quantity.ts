@@ -4,14 +4,8 @@
 // One quantity grammar for the whole project: the simulator uses the services' parser and formatters.
 import { formatBytes, formatCpu, tryParseQuantity } from '../../cluster/shared/quantity.js';
 
-export { formatBytes, formatCpu };
-
 /** Parses a quantity; undefined when it is not one. Numbers are accepted as-is. */
 export const parseQuantity = (v: unknown): number | undefined => tryParseQuantity(v);
-
-export function isQuantity(v: unknown): boolean {
-  return parseQuantity(v) !== undefined;
-}
 
 /** Formats a resource amount by name: cpu-like names in cores, memory/storage in bytes, counts as integers. */
 export function formatResource(name: string, value: number): string {

@@ -346,7 +346,7 @@ export class ResourceRegistry {
   }
 }
 
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
   return i < 0
     ? { group: '', version: apiVersion }

@@ -55,7 +55,7 @@ function ref(type: ResourceType): ResourceRef {
 }
 
 /** `dryRun` from the query (repeatable) or a DeleteOptions body; only "All" is valid. */
-export function isDryRun(query: URLSearchParams, body?: unknown): boolean {
+function isDryRun(query: URLSearchParams, body?: unknown): boolean {
   const fromBody = rec(body).dryRun;
   const values: unknown[] = [...query.getAll('dryRun'), ...arr(fromBody)];
   for (const v of values) {
@@ -411,7 +411,7 @@ function checkPreconditions(type: ResourceType, obj: KubeObject, body: JsonRecor
   }
 }
 
-export function parseDeleteOptions(body: unknown): JsonRecord {
+function parseDeleteOptions(body: unknown): JsonRecord {
   if (body === undefined || body === null) return {};
   if (!isRecord(body)) throw badRequest('DeleteOptions must be a JSON object');
   return body;

@@ -4,7 +4,7 @@
 
 import type { KubeObject } from './types.js';
 
-export const SEED_NAMESPACES = ['default', 'kube-system', 'svc-jobs'];
+const SEED_NAMESPACES = ['default', 'kube-system', 'svc-jobs'];
 
 export const CPU_NODE = 'ip-10-0-1-10.ec2.internal';
 export const GPU_NODE = 'ip-10-0-2-20.ec2.internal';

@@ -6,9 +6,9 @@ import { badRequest } from './status.js';
 import type { KubeObject } from './types.js';
 import { getPath, isRecord, labelsOf, str } from './types.js';
 
-export type LabelOp = 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOp = 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
-export interface Requirement {
+interface Requirement {
   key: string;
   op: LabelOp;
   values: string[];
@@ -85,7 +85,7 @@ function describe(tok: Token): string {
 }
 
 /** Parses a label selector string; throws a 400 KubeError on invalid syntax, keys or values. */
-export function parseLabelSelector(input: string): Requirement[] {
+function parseLabelSelector(input: string): Requirement[] {
   const toks = tokenize(input);
   let p = 0;
   const peek = (): Token => toks[p] ?? { t: 'end' };
@@ -156,7 +156,7 @@ export function parseLabelSelector(input: string): Requirement[] {
   }
 }
 
-export function matchesLabels(reqs: Requirement[], labels: Record<string, string>): boolean {
+function matchesLabels(reqs: Requirement[], labels: Record<string, string>): boolean {
   return reqs.every((r) => {
     const has = Object.prototype.hasOwnProperty.call(labels, r.key);
     const v = labels[r.key];
@@ -202,7 +202,7 @@ export function matchesLabelSelectorObject(selector: unknown, labels: Record<str
   return matchesLabels(reqs, labels);
 }
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   path: string;
   equals: boolean;
@@ -233,7 +233,7 @@ function unescape(v: string): string {
   return v.replace(/\\(.)/g, '$1');
 }
 
-export function parseFieldSelector(input: string, type: ResourceType): FieldRequirement[] {
+function parseFieldSelector(input: string, type: ResourceType): FieldRequirement[] {
   if (input.trim() === '') return [];
   const allowed: Record<string, string> = {
     'metadata.name': 'metadata.name',
@@ -256,7 +256,7 @@ function fieldText(v: unknown): string {
   return '';
 }
 
-export function matchesFields(reqs: FieldRequirement[], obj: KubeObject): boolean {
+function matchesFields(reqs: FieldRequirement[], obj: KubeObject): boolean {
   return reqs.every((r) => {
     const actual = fieldText(getPath(obj, r.path));
     // An absent status.successful counts as 0, as the job field-selector conversion does.

@@ -32,7 +32,7 @@ import {
 import { negotiate, toPartial, toTable } from './table.js';
 import { isRecord, str } from './types.js';
 
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
@@ -302,7 +302,7 @@ function itemJson(item: unknown): string {
 }
 
 /** JSON.stringify(body), with the items of a list (its last key) taken from the per-object cache. */
-export function toJson(body: unknown): string {
+function toJson(body: unknown): string {
   if (!isRecord(body) || !Array.isArray(body.items) || Object.keys(body).at(-1) !== 'items')
     return JSON.stringify(body);
   const { items, ...rest } = body;

@@ -57,7 +57,7 @@ export class KubeError extends Error {
   }
 }
 
-export function qualified(ref: ResourceRef): string {
+function qualified(ref: ResourceRef): string {
   return ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
 }
 

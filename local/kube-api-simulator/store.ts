@@ -17,7 +17,7 @@ import { typeKey } from './registry.js';
 import type { KubeObject } from './types.js';
 import { clone, deepEqual, nowIso, rec } from './types.js';
 
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface Change {
   type: ChangeType;

@@ -63,7 +63,7 @@ function col(name: string, description: string, priority = 0, type: Column['type
 }
 
 /** apimachinery's duration.HumanDuration, which the server uses for AGE cells. */
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const seconds = Math.floor(ms / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';

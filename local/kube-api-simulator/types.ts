@@ -77,17 +77,6 @@ export function uidOf(obj: KubeObject): string {
   return str(obj.metadata.uid) ?? '';
 }
 
-/** Narrowing check for a value that must be a Kubernetes object (apiVersion, kind, metadata.name). */
-export function isKubeObject(v: unknown): v is KubeObject {
-  return (
-    isRecord(v) &&
-    typeof v.apiVersion === 'string' &&
-    typeof v.kind === 'string' &&
-    isRecord(v.metadata) &&
-    typeof v.metadata.name === 'string'
-  );
-}
-
 export function nowIso(): string {
   // Kubernetes metav1.Time has second precision.
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

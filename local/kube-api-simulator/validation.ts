@@ -23,7 +23,7 @@ const MSG_SUBDOMAIN =
 const MSG_DNS1035 =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
-export function nameError(name: string, rule: NameRule, max: number): string | undefined {
+function nameError(name: string, rule: NameRule, max: number): string | undefined {
   if (name.length > max) return `must be no more than ${max} characters`;
   switch (rule) {
     case 'label':
@@ -144,12 +144,7 @@ function validateContainers(
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 
-export function validatePodSpec(
-  spec: unknown,
-  field: string,
-  c: Causes,
-  allowedRestart = RESTART_POLICIES,
-): void {
+function validatePodSpec(spec: unknown, field: string, c: Causes, allowedRestart = RESTART_POLICIES): void {
   const s = rec(spec);
   const names = new Set<string>();
   validateContainers(s.containers, `${field}.containers`, c, true, names);

@@ -16,7 +16,7 @@ export const US_EAST_1_WITH_AZ3: Readonly<Record<string, string>> = {
 };
 
 /** An account's name→ID maps of the other regions the tests deploy to. */
-export const OTHER_REGIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+const OTHER_REGIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'us-east-2': { 'us-east-2a': 'use2-az1', 'us-east-2b': 'use2-az2', 'us-east-2c': 'use2-az3' },
   'eu-west-1': { 'eu-west-1a': 'euw1-az3', 'eu-west-1b': 'euw1-az1', 'eu-west-1c': 'euw1-az2' },
   'ap-southeast-2': {

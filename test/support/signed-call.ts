@@ -9,7 +9,7 @@ export interface SignedReply {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON shapes
 }
 
-export async function signedCall(
+async function signedCall(
   base: string,
   key: string,
   method: string,

@@ -2,15 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
-import {
-  ALL_REGIONS,
-  AWS_REGIONS,
-  ConfigError,
-  DEFAULT_CONTEXT,
-  configFromApp,
-  loadConfig,
-  partitionOf,
-} from '../../lib/config.js';
+import { ConfigError, DEFAULT_CONTEXT, configFromApp, loadConfig } from '../../lib/config.js';
+import { ALL_REGIONS, AWS_REGIONS, partitionOf } from '../../contracts/partition.js';
 import type { ConfigProblem } from '../../lib/config.js';
 
 /** The problems loadConfig reports for a context (fails the test when it accepts it). */

@@ -12,7 +12,7 @@ import { PlatformError } from '../../../contracts/runtime/errors.js';
 export const IDLE = '__idle__';
 export const UNALLOCATED = '__unallocated__';
 
-export interface AllocationProperties {
+interface AllocationProperties {
   cluster?: string;
   namespace?: string;
   controller?: string;
@@ -20,7 +20,7 @@ export interface AllocationProperties {
 }
 
 /** The numeric fields of an Allocation the reports read (absent or null counts as 0). */
-export const ALLOCATION_NUMBERS = [
+const ALLOCATION_NUMBERS = [
   'cpuCoreHours',
   'cpuCost',
   'cpuEfficiency',
@@ -39,7 +39,7 @@ export const ALLOCATION_NUMBERS = [
   'externalCost',
   'totalCost',
 ] as const;
-export type AllocationNumber = (typeof ALLOCATION_NUMBERS)[number];
+type AllocationNumber = (typeof ALLOCATION_NUMBERS)[number];
 
 export interface Allocation {
   /** The aggregate key OpenCost filed the allocation under, e.g. `svc-jobs/job:train` or `__idle__`. */

@@ -32,7 +32,7 @@ export function trailingWindow(now: Date, hours: number): ReportWindow {
   return { start: new Date(end - hours * HOUR_MS), end: new Date(end) };
 }
 
-export function windowHours(window: ReportWindow): number {
+function windowHours(window: ReportWindow): number {
   return (window.end.getTime() - window.start.getTime()) / HOUR_MS;
 }
 
@@ -59,7 +59,7 @@ export function scheduledReportId(region: string, window: ReportWindow): string 
 }
 
 /** Costs and usage shared by rows, namespace totals and report totals. */
-export interface CostFigures {
+interface CostFigures {
   cpu_core_hours: number;
   cpu_cost: number;
   gpu_hours: number;

@@ -21,7 +21,7 @@ export interface HealthMonitorConfig {
   refreshIntervalSeconds: number;
 }
 
-export const DEFAULT_THRESHOLDS: HealthThresholds = {
+const DEFAULT_THRESHOLDS: HealthThresholds = {
   cpuPercent: 80,
   memoryPercent: 85,
   gpuPercent: 95,

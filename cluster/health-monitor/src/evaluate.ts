@@ -5,9 +5,9 @@
 import type { HealthThresholds } from './config.js';
 import type { ClusterSnapshot } from './snapshot.js';
 
-export type CheckStatus = 'ok' | 'violated' | 'disabled' | 'unknown' | 'not_applicable';
+type CheckStatus = 'ok' | 'violated' | 'disabled' | 'unknown' | 'not_applicable';
 
-export interface CheckResult {
+interface CheckResult {
   status: CheckStatus;
   threshold: number;
   value: number | null;

@@ -7,7 +7,7 @@ import { CoreV1Api, Metrics, type KubeConfig, type V1Node, type V1Pod } from '@k
 import { tryParseQuantity } from '../../shared/quantity.js';
 import { listAllPages, pooledKubeConfig } from '../../shared/kube.js';
 
-export const GPU_RESOURCE = 'nvidia.com/gpu';
+const GPU_RESOURCE = 'nvidia.com/gpu';
 const PAGE_SIZE = 500;
 
 export interface Resources {
@@ -28,7 +28,7 @@ export interface NodeSnapshot {
   pods: number;
 }
 
-export interface PodCounts {
+interface PodCounts {
   total: number;
   pending: number;
   running: number;

@@ -7,13 +7,13 @@
 import { isIPv4 } from 'node:net';
 
 /** Model pods serve HTTPS on 8443 behind their TLS sidecar (docs/inference-proxy.md). */
-export const DEFAULT_MODEL_PORT = 8443;
-export const RUNNING = 'running';
+const DEFAULT_MODEL_PORT = 8443;
+const RUNNING = 'running';
 
 /** A serving-path entry: `/a/b` allows exactly `/a/b`; `/a/*` allows `/a` and everything beneath it. */
 export type ServingPath = { kind: 'exact'; path: string } | { kind: 'prefix'; path: string };
 
-export interface CanaryTarget {
+interface CanaryTarget {
   service: string;
   port: number;
   /** Percentage of requests (0–100) sent to the canary. */
@@ -37,7 +37,7 @@ export type EndpointResolution =
   | { kind: 'not_running'; state: string | undefined }
   | { kind: 'invalid'; reason: string };
 
-export type TargetRole = 'primary' | 'canary' | 'proxy';
+type TargetRole = 'primary' | 'canary' | 'proxy';
 
 export interface UpstreamTarget {
   role: TargetRole;
@@ -169,7 +169,7 @@ export function resolveEndpoint(doc: unknown, region: string): EndpointResolutio
   }
 }
 
-export function servingPathMatches(entry: ServingPath, path: string): boolean {
+function servingPathMatches(entry: ServingPath, path: string): boolean {
   if (entry.kind === 'exact') return path === entry.path;
   return entry.path === '' || path === entry.path || path.startsWith(`${entry.path}/`);
 }

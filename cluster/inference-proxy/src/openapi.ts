@@ -24,7 +24,7 @@ const SEED_PARAMS = {
   path: Type.Object({ endpoint_name: Type.String(), upstream_path: Type.String() }),
 };
 
-export const SEED_URLS = {
+const SEED_URLS = {
   root: '/inference/:endpoint_name',
   path: '/inference/:endpoint_name/:upstream_path',
 } as const;

@@ -4,7 +4,7 @@
  * parameters, so the model server receives exactly the bytes the caller signed.
  */
 
-export const INFERENCE_PREFIX = '/inference/';
+const INFERENCE_PREFIX = '/inference/';
 
 export interface UpstreamTargetPath {
   /** Raw path forwarded upstream (`/` for the endpoint root). */

@@ -12,7 +12,7 @@ export interface EndpointSource {
   fetch(name: string): Promise<unknown>;
 }
 
-export class EndpointStoreError extends PlatformError {
+class EndpointStoreError extends PlatformError {
   override readonly name = 'EndpointStoreError';
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);

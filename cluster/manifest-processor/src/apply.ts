@@ -15,11 +15,11 @@ import { kubeStatusOf } from '../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../shared/kube.js';
 import type { PolicyViolation, ValidationPolicy } from './policy/index.js';
 
-export const FIELD_MANAGER = 'gco-manifest-processor';
+const FIELD_MANAGER = 'gco-manifest-processor';
 
 export type ResourceOutcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'skipped';
 
-export interface ResourceResult {
+interface ResourceResult {
   index: number;
   api_version: string | null;
   kind: string | null;

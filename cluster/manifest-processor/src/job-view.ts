@@ -35,7 +35,7 @@ export function isoDate(value: Date | string | undefined | null): string | null 
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-export function completedAt(job: V1Job): string | null {
+function completedAt(job: V1Job): string | null {
   const finished = (job.status?.conditions ?? []).find(
     (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
   );
@@ -100,7 +100,7 @@ export function kubernetesJobView(job: V1Job): JobView {
 }
 
 /** Sort keys of GET /api/v1/jobs (schemas.ts JOB_SORT_FIELDS) → the view field they order by. */
-export const SORT_KEYS: Record<string, (v: JobView) => string> = {
+const SORT_KEYS: Record<string, (v: JobView) => string> = {
   createdAt: (v) => v.created_at ?? '',
   name: (v) => v.name,
   namespace: (v) => v.namespace,

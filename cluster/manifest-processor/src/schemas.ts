@@ -1,26 +1,19 @@
 /** Request schemas of manifest-processor (docs/manifest-processor.md): every field, default and bound as specified. */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { FreeFormObject, Nullable, StringEnum } from '../../shared/schema.js';
 import { ERROR_HINT } from '../../shared/validation.js';
 
 import { JOB_STATUSES } from '../../../contracts/api/manifest-processor.js';
 
-export { JOB_STATUSES, type JobStatus } from '../../../contracts/api/manifest-processor.js';
-export const JobStatusSchema = StringEnum(JOB_STATUSES, { title: 'JobStatus' });
+export { type JobStatus } from '../../../contracts/api/manifest-processor.js';
+const JobStatusSchema = StringEnum(JOB_STATUSES, { title: 'JobStatus' });
 
 /** Label selectors of the jobs operations (syntax checked by label-selector.ts: `key=value` lists only). */
-export const LabelSelector = Type.String({ maxLength: 1024 });
+const LabelSelector = Type.String({ maxLength: 1024 });
 
 /** Sort keys of GET /api/v1/jobs, `field:asc|desc`. */
-export const JOB_SORT_FIELDS = [
-  'createdAt',
-  'name',
-  'namespace',
-  'status',
-  'startedAt',
-  'completedAt',
-] as const;
-export const SORT_PATTERN = `^(${JOB_SORT_FIELDS.join('|')}):(asc|desc)$`;
+const JOB_SORT_FIELDS = ['createdAt', 'name', 'namespace', 'status', 'startedAt', 'completedAt'] as const;
+const SORT_PATTERN = `^(${JOB_SORT_FIELDS.join('|')}):(asc|desc)$`;
 
 export const ManifestSubmissionAPIRequest = Type.Object(
   {
@@ -33,7 +26,6 @@ export const ManifestSubmissionAPIRequest = Type.Object(
   },
   { title: 'ManifestSubmissionAPIRequest' },
 );
-export type ManifestSubmission = Static<typeof ManifestSubmissionAPIRequest>;
 
 export const BulkDeleteRequest = Type.Object(
   {
@@ -45,7 +37,6 @@ export const BulkDeleteRequest = Type.Object(
   },
   { title: 'BulkDeleteRequest' },
 );
-export type BulkDelete = Static<typeof BulkDeleteRequest>;
 
 export const ListJobsQuery = Type.Object({
   namespace: Type.Optional(Type.String()),

@@ -7,12 +7,12 @@ import { EdgeHttpError } from '../errors.js';
 import { isPlainObject, parseJsonBody, rejectUnknownFields } from './http.js';
 import { canonicalUuid, isUuid } from './ids.js';
 
-export const NAME_MAX = 128;
-export const DESCRIPTION_MAX = 1024;
+const NAME_MAX = 128;
+const DESCRIPTION_MAX = 1024;
 /** U+FFFD in UTF-8. */
 const REPLACEMENT_CHARACTER = Buffer.from('\uFFFD', 'utf8');
 /** Admin bodies are a few hundred bytes; anything far larger is refused before parsing. */
-export const ADMIN_BODY_MAX_BYTES = 64 * 1024;
+const ADMIN_BODY_MAX_BYTES = 64 * 1024;
 
 // C0/C1 control characters have no place in a display name.
 // eslint-disable-next-line no-control-regex
@@ -28,7 +28,7 @@ export function pathId(params: Record<string, string | undefined> | null, name: 
 }
 
 /** The body as a JSON object with no fields beyond `allowed`. */
-export function objectBody(bytes: Buffer, allowed: readonly string[]): Record<string, unknown> {
+function objectBody(bytes: Buffer, allowed: readonly string[]): Record<string, unknown> {
   if (bytes.length > ADMIN_BODY_MAX_BYTES) {
     throw new EdgeHttpError(
       413,

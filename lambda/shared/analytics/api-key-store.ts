@@ -18,7 +18,7 @@ import { backoffDelayMs, sleep, type BackoffPolicy } from '../../../contracts/ru
 import { isConditionalCheckFailure } from './dynamo-errors.js';
 import { pagesOf } from './dynamo-pages.js';
 
-export const KEY_HASH_INDEX = ANALYTICS_TABLES.authorizations.indexes[0].indexName;
+const KEY_HASH_INDEX = ANALYTICS_TABLES.authorizations.indexes[0].indexName;
 
 export interface ApiKeyItem {
   readonly ApplicationId: string;
@@ -48,7 +48,7 @@ export interface ApiKeyStoreOptions {
   readonly maxBatchAttempts?: number;
 }
 
-export class UnprocessedItemsError extends PlatformError {
+class UnprocessedItemsError extends PlatformError {
   override readonly name = 'UnprocessedItemsError';
 }
 

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'gak_';
+const API_KEY_PREFIX = 'gak_';
 const KEY_BYTES = 32;
 /** base64url of 32 bytes without padding is 43 characters. */
 const API_KEY_RE = /^gak_[A-Za-z0-9_-]{43}$/;

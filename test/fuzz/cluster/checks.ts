@@ -10,7 +10,7 @@ import type { Case } from './requests.js';
 import type { Operation } from './operations.js';
 
 /** "A few KB": the bound on every error body. */
-export const MAX_ERROR_BYTES = 12 * 1024;
+const MAX_ERROR_BYTES = 12 * 1024;
 
 const LEAKS: [string, RegExp][] = [
   ['stack trace', /\n\s+at |\bat [\w.<>]+ \(/],

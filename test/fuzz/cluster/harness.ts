@@ -23,8 +23,8 @@ import { startLocalRegion } from '../../../local/region.js';
 import { createLocalCa } from '../../../local/tls.js';
 import { readBody } from '../../support/read-body.js';
 
-export const PROJECT = 'fuzz';
-export const REGION = 'us-east-1';
+const PROJECT = 'fuzz';
+const REGION = 'us-east-1';
 /** A second deployment region, so target_region has more than one valid value. */
 export const DEPLOYMENT_REGIONS = [REGION, 'eu-west-1'] as const;
 /** The sample model, registered as running in this region. */
@@ -65,7 +65,7 @@ export interface OpenApiDocument {
   paths: Record<string, Record<string, OpenApiOperation>>;
 }
 
-export interface OpenApiOperation {
+interface OpenApiOperation {
   operationId: string;
   parameters?: { in: 'path' | 'query' | 'header'; name: string; required?: boolean; schema: JsonSchema }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };

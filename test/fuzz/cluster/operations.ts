@@ -38,7 +38,7 @@ export interface Operation {
 
 export type WriteCheck = 'queue' | 'template' | 'webhook' | 'cluster';
 
-export interface Refinement {
+interface Refinement {
   /** Valid values of path parameters (an existing fixture or any well-formed name). */
   path?: Record<string, fc.Arbitrary<string>>;
   /** Valid values of query parameters, where the schema admits values the operation refuses. */
@@ -165,7 +165,7 @@ const submission = fc.record(
 const KUBE_OBJECT_PATH = { namespace: allowedNamespace, name: jobName };
 const anyId = fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 128, unit: 'binary' }));
 
-export const REFINEMENTS: Record<string, Refinement> = {
+const REFINEMENTS: Record<string, Refinement> = {
   // manifest-processor
   root__get: {},
   kubernetes_health_check_healthz_get: {},

@@ -16,7 +16,7 @@ export function uuidv7(ms = Date.now()): string {
 }
 
 /** The record an accepted event becomes, less what the handler adds (application id, receive time). */
-export type ExpectedRecord = Omit<EventRecord, 'application_id' | 'received_at'>;
+type ExpectedRecord = Omit<EventRecord, 'application_id' | 'received_at'>;
 
 export type Fixture =
   | { valid: true; event: Record<string, unknown>; record: ExpectedRecord }
@@ -78,7 +78,7 @@ export function validFixture(i: number, now = Date.now()): Fixture {
 }
 
 /** The i-th invalid event, cycling through every rule. */
-export function invalidFixture(i: number, now = Date.now()): Fixture {
+function invalidFixture(i: number, now = Date.now()): Fixture {
   const good = { event_id: randomUUID(), event_type: 'gameplay', event_name: 'start', event_timestamp: now };
   const cases: [unknown, RegExp][] = [
     [{ ...good, event_name: undefined }, /^event_name is required$/],

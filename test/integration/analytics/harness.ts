@@ -35,7 +35,7 @@ import { lambdaContext } from '../../support/lambda-context.js';
 
 export const PROJECT = 'test';
 export const STREAM = analyticsStreamName(PROJECT);
-export const SHARDS = 4;
+const SHARDS = 4;
 export const METHOD_ARN_PREFIX = 'arn:aws:execute-api:us-east-2:111122223333:a1b2c3d4e5/live';
 
 /** Every log entry as the raw JSON of its fields (no redaction), to prove what was never logged. */

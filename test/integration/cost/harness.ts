@@ -37,7 +37,7 @@ export interface RunningMonitor {
   close(): Promise<void>;
 }
 
-export interface MonitorOptions {
+interface MonitorOptions {
   config?: Partial<CostMonitorConfig>;
   clock?: TestClock;
   instanceId?: string;

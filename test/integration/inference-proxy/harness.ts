@@ -71,7 +71,7 @@ export function endpointRecord(
   };
 }
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
@@ -190,7 +190,7 @@ export async function startProxy(opts: {
   return { base, proxy, close: () => proxy.app.close() };
 }
 
-export interface Chunk {
+interface Chunk {
   at: number;
   data: Buffer;
 }

@@ -18,7 +18,7 @@ import type { IssuedCertificate, LocalCa } from '../../../local/tls.js';
 export const BACKEND_NAME = 'backend.gco.gco.internal';
 export const KEY = 'integration-edge-signing-key-0123456789';
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;

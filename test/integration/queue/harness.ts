@@ -36,7 +36,7 @@ import { waitFor } from '../../support/wait-for.js';
 
 export const REGION = 'us-east-1';
 /** The regions a queued job may target in these tests (DEPLOYMENT_REGIONS). */
-export const DEPLOYMENT_REGIONS = [REGION, 'eu-west-1'];
+const DEPLOYMENT_REGIONS = [REGION, 'eu-west-1'];
 
 export interface HarnessOptions {
   leaseMs?: number;

@@ -31,7 +31,7 @@ import { jobManifest, POLICY_ENV } from '../../support/cluster-fixtures.js';
 import { startPluginService } from '../../support/plugin-service.js';
 import { signedCaller, type SignedCall } from '../../support/signed-call.js';
 
-export interface Instance {
+interface Instance {
   service: Service;
   base: string;
   call: SignedCall;
@@ -46,7 +46,7 @@ export interface Received {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only JSON bodies
 }
 
-export interface Receiver {
+interface Receiver {
   /** https://127.0.0.1:PORT */
   url: string;
   requests: Received[];

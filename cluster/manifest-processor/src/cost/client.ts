@@ -38,7 +38,7 @@ export class CostMonitorError extends PlatformError {
   }
 }
 
-export const DEFAULT_TIMEOUT_MS = 25_000;
+const DEFAULT_TIMEOUT_MS = 25_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** How manifest-processor reaches cost-monitor: its environment contract, read and written here. */

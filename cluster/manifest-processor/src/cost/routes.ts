@@ -18,7 +18,7 @@ import { HttpError } from '../../../shared/errors.js';
 import { CostMonitorError, type CostMonitorClient, type CostMonitorReply } from './client.js';
 
 /** cost-monitor validates the same bodies; this front publishes the request under its own title. */
-export const CostReportRequest = reportRequest('CostReportRequest');
+const CostReportRequest = reportRequest('CostReportRequest');
 
 export interface CostRoutesDeps {
   client: CostMonitorClient;

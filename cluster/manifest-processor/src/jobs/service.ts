@@ -26,8 +26,8 @@ const CONTROLLER_LABELS = [
   'job-name',
   'batch.kubernetes.io/job-name',
 ];
-export const RETRY_OF_LABEL = 'gco.dev/retry-of';
-export const RETRY_OF_UID_ANNOTATION = 'gco.dev/retry-of-uid';
+const RETRY_OF_LABEL = 'gco.dev/retry-of';
+const RETRY_OF_UID_ANNOTATION = 'gco.dev/retry-of-uid';
 
 export interface JobFilter {
   namespaces: readonly string[];

@@ -3,7 +3,7 @@ import { isRecord, preview, type JsonRecord } from './json.js';
 import type { KindAllowlist } from './kinds.js';
 import { violation, type PolicyViolation } from './rules.js';
 
-export const DEFAULT_NAMESPACE = 'default';
+const DEFAULT_NAMESPACE = 'default';
 
 export interface ManifestIdentity {
   apiVersion: string;
@@ -83,7 +83,7 @@ export function checkKind(
 }
 
 /** A usable request-level namespace, or undefined when none was given. */
-export function requestNamespaceOf(requestNamespace: string | null | undefined): string | undefined {
+function requestNamespaceOf(requestNamespace: string | null | undefined): string | undefined {
   return typeof requestNamespace === 'string' && requestNamespace !== '' ? requestNamespace : undefined;
 }
 

@@ -13,7 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { listAllPages, pooledKubeConfig, type KubeListPage } from '../../../shared/kube.js';
 
-export interface LayerReport {
+interface LayerReport {
   status: 'ok' | 'unavailable';
   error?: string;
   items?: unknown[];
@@ -32,7 +32,7 @@ export interface ClusterEnforcementOptions {
 const PAGE_SIZE = 500;
 
 /** `HTTP 403: limitranges is forbidden: …` or the transport error's message. */
-export function describeKubeError(err: unknown): string {
+function describeKubeError(err: unknown): string {
   if (err instanceof ApiException) {
     let body: unknown = err.body;
     if (typeof body === 'string') {
@@ -90,7 +90,7 @@ function defined(entries: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
 }
 
-export function summariseLimitRange(range: V1LimitRange): Record<string, unknown> {
+function summariseLimitRange(range: V1LimitRange): Record<string, unknown> {
   return {
     namespace: range.metadata?.namespace,
     name: range.metadata?.name,
@@ -107,7 +107,7 @@ export function summariseLimitRange(range: V1LimitRange): Record<string, unknown
   };
 }
 
-export function summariseResourceQuota(quota: V1ResourceQuota): Record<string, unknown> {
+function summariseResourceQuota(quota: V1ResourceQuota): Record<string, unknown> {
   return defined({
     namespace: quota.metadata?.namespace,
     name: quota.metadata?.name,

@@ -66,7 +66,7 @@ export const DEFAULT_POLICY_CONFIG: Readonly<PolicyConfig> = Object.freeze({
 });
 
 /** List variables where an empty list is meaningful take this word, since an empty variable means "default". */
-export const EMPTY_LIST = 'none';
+const EMPTY_LIST = 'none';
 
 const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;

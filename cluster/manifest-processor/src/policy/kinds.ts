@@ -38,7 +38,7 @@ export function parseKindEntry(entry: string): Parsed<KindEntry> {
   return { ok: true, value: { apiVersion, kind } };
 }
 
-export function formatKindEntry(entry: KindEntry): string {
+function formatKindEntry(entry: KindEntry): string {
   return entry.apiVersion === undefined ? entry.kind : `${entry.apiVersion}/${entry.kind}`;
 }
 

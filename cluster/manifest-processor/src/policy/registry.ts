@@ -10,7 +10,7 @@
  */
 import type { Parsed } from './json.js';
 
-export const DOCKER_HUB_HOSTS: readonly string[] = [
+const DOCKER_HUB_HOSTS: readonly string[] = [
   'docker.io',
   'index.docker.io',
   'registry-1.docker.io',

@@ -12,7 +12,7 @@ import type { ContainerRef, PodTemplate } from './workloads.js';
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 
 /** Integers so that sums are exact: CPU millicores and bytes are rounded up like Kubernetes does. */
-export interface ResourceTotals {
+interface ResourceTotals {
   cpuMillis: number;
   memoryBytes: number;
   gpus: number;
@@ -96,7 +96,7 @@ function containerRequest(ref: ContainerRef, index: number, out: PolicyViolation
 }
 
 /** The scheduler's view of one pod's request. */
-export function podRequest(
+function podRequest(
   containers: readonly ContainerRef[],
   index: number,
   out: PolicyViolation[],

@@ -32,8 +32,8 @@ const WORKLOADS = new Map<string, WorkloadShape>([
   ['DaemonSet', { podSpec: TEMPLATE_SPEC, replicas: undefined }],
 ]);
 
-export const CONTAINER_LISTS = ['initContainers', 'containers', 'ephemeralContainers'] as const;
-export type ContainerList = (typeof CONTAINER_LISTS)[number];
+const CONTAINER_LISTS = ['initContainers', 'containers', 'ephemeralContainers'] as const;
+type ContainerList = (typeof CONTAINER_LISTS)[number];
 
 export interface ContainerRef {
   list: ContainerList;
@@ -51,10 +51,6 @@ export interface PodTemplate {
 }
 
 const INT32_MAX = 2 ** 31 - 1;
-
-export function isWorkloadKind(kind: string): boolean {
-  return WORKLOADS.has(kind);
-}
 
 /**
  * The pod template of a workload manifest; undefined for kinds without pods. Shape problems of the

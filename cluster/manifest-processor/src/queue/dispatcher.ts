@@ -13,12 +13,12 @@ import { jobState } from '../job-view.js';
 import type { K8sRef, QueuedJob } from './record.js';
 
 export const QUEUE_JOB_LABEL = 'gco.dev/queue-job-id';
-export const QUEUE_FIELD_MANAGER = 'gco-queue-worker';
+const QUEUE_FIELD_MANAGER = 'gco-queue-worker';
 /** Job names become the `job-name` label of their pods: 63 characters at most. */
 const MAX_NAME = 63;
 const ID_CHARS = 10;
 
-export type ObservedState = 'pending' | 'running' | 'succeeded' | 'failed' | 'missing';
+type ObservedState = 'pending' | 'running' | 'succeeded' | 'failed' | 'missing';
 
 export interface ObservedJob {
   state: ObservedState;

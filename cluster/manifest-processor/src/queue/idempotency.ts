@@ -35,7 +35,7 @@ export function requestHash(normalisedRequest: unknown): string {
   return createHash('sha256').update(canonicalJson(normalisedRequest)).digest('hex');
 }
 
-export const newJobId = (): string => randomUUID();
+const newJobId = (): string => randomUUID();
 
 export interface SubmitOutcome {
   job: QueuedJob;

@@ -17,25 +17,20 @@ import { QueueStore } from './store.js';
 import { QueueWorker } from './worker.js';
 
 export { loadQueueConfig, QUEUE_DEFAULTS, queueEnvironment, type QueueConfig } from './config.js';
-export { decodeCursor, encodeCursor } from './cursor.js';
 export {
   DispatchError,
   KubeJobDispatcher,
   kubernetesManifest,
-  kubernetesName,
   QUEUE_JOB_LABEL,
   type JobDispatcher,
-  type ObservedJob,
-  type ObservedState,
 } from './dispatcher.js';
-export { canonicalJson, requestHash } from './idempotency.js';
-export { QueueMetrics, type QueueMetricsOptions, type QueueMetricValues } from './metrics.js';
-export { jobView, type JobView, type K8sRef, type QueuedJob } from './record.js';
-export { cancelQueuedJob, QUEUE_PREFIX, queueRoutes, REPLAY_HEADER, type QueueRouteDeps } from './routes.js';
-export { QUEUE_STATUSES, type QueueStatus } from './schemas.js';
-export { Ec2SpotPriceSource, formatPrice, spotWaitReason, type SpotPriceSource } from './spot-prices.js';
-export { QueueStore, type QueueStats } from './store.js';
-export { QueueWorker, type PassResult, type QueueWorkerOptions } from './worker.js';
+export { requestHash } from './idempotency.js';
+export { QueueMetrics } from './metrics.js';
+export { type QueuedJob } from './record.js';
+export { cancelQueuedJob, QUEUE_PREFIX, queueRoutes } from './routes.js';
+export { Ec2SpotPriceSource, type SpotPriceSource } from './spot-prices.js';
+export { QueueStore } from './store.js';
+export { QueueWorker, type QueueWorkerOptions } from './worker.js';
 
 export interface QueueOptions {
   config: QueueConfig;

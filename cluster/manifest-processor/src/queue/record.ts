@@ -19,7 +19,7 @@ export const RECORD_TYPE_JOB = 'job';
 /** Prefix of idempotency records' partition keys; job ids never start with it. */
 export const IDEMPOTENCY_PREFIX = 'idempotency#';
 /** lease-index partition of jobs running in a region's cluster (their status is synced from there). */
-export const SYNC_PARTITION_PREFIX = 'sync#';
+const SYNC_PARTITION_PREFIX = 'sync#';
 
 export interface K8sRef {
   namespace: string;
@@ -190,5 +190,3 @@ export function jobView(job: QueuedJob, opts: { manifest: boolean } = { manifest
     ...(opts.manifest ? { manifest: job.manifest } : {}),
   };
 }
-
-export type JobView = ReturnType<typeof jobView>;

@@ -33,7 +33,7 @@ export interface QueueRouteDeps {
 }
 
 /** Header set on answers to POST /queue/jobs with an Idempotency-Key: true when it is a replay. */
-export const REPLAY_HEADER = 'idempotent-replayed';
+const REPLAY_HEADER = 'idempotent-replayed';
 
 export async function cancelQueuedJob(
   store: QueueStore,

@@ -2,13 +2,12 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 import { ERROR_HINT } from '../../../shared/validation.js';
-import { QUEUE_STATUSES, type QueueStatus } from '../../../../contracts/queue-states.js';
+import { QUEUE_STATUSES } from '../../../../contracts/queue-states.js';
 
 export { QUEUE_STATUSES, type QueueStatus } from '../../../../contracts/queue-states.js';
-export const TERMINAL_STATUSES: readonly QueueStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /** Default namespace of a queued job (QueuedJobRequest, docs/queue.md). */
-export const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
+const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
 
 /**
  * Accepted max_spot_price, USD per hour (docs/api-limits.md): the spec says only "> 0"; the bounds are
@@ -16,7 +15,7 @@ export const DEFAULT_QUEUE_NAMESPACE = 'svc-jobs';
  * value inside what DynamoDB can store (1e-130 to 1e125).
  */
 export const MIN_SPOT_PRICE = 0.000001;
-export const MAX_SPOT_PRICE = 10_000;
+const MAX_SPOT_PRICE = 10_000;
 export const SPOT_PRICE_HINT = `max_spot_price is USD per hour with EC2's six-decimal precision: send a value from ${MIN_SPOT_PRICE} to ${MAX_SPOT_PRICE} (docs/api-limits.md)`;
 
 export const QueuedJobRequest = Type.Object(
@@ -92,7 +91,6 @@ export const ListQueuedJobsQuery = Type.Object({
     }),
   ),
 });
-export type ListQueuedJobsParams = Static<typeof ListQueuedJobsQuery>;
 
 export const JobIdPath = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 128 }) });
 

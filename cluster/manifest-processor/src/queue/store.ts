@@ -78,7 +78,7 @@ export interface ListPage {
   nextKey: Key | undefined;
 }
 
-export type StatusCounts = Record<QueueStatus, number> & { total: number };
+type StatusCounts = Record<QueueStatus, number> & { total: number };
 
 export interface QueueStats {
   total: number;

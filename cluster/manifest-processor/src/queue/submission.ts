@@ -13,7 +13,7 @@ import { MIN_SPOT_PRICE, SPOT_PRICE_HINT, type QueuedJobBody } from './schemas.j
 import type { QueueStore } from './store.js';
 
 /** DynamoDB items stop at 400 KB; the manifest is stored as JSON text next to the record's fields. */
-export const MAX_MANIFEST_BYTES = 300_000;
+const MAX_MANIFEST_BYTES = 300_000;
 
 /** Job ids are UUIDs: this stands in for one when the record's size is checked before it is written. */
 const LONGEST_JOB_ID = '00000000-0000-0000-0000-000000000000';

@@ -22,7 +22,7 @@ const EMBEDDED = new RegExp(`\\{\\{\\s*(${NAME})\\s*\\}\\}`, 'g');
 export const RESERVED_PARAMETERS: readonly string[] = ['name', 'namespace'];
 
 /** Rendered manifests may grow by at most this much inserted text (a template reusing a big value). */
-export const DEFAULT_MAX_INSERTED_BYTES = 1024 * 1024;
+const DEFAULT_MAX_INSERTED_BYTES = 1024 * 1024;
 
 export interface PlaceholderScan {
   /** Placeholder names in first-use order. */

@@ -28,7 +28,7 @@ import type { StoredTemplate, TemplateStore } from './store.js';
  * the label (selectable) only when the template's name is a valid label value, which any name of 1–63
  * characters need not be.
  */
-export const TEMPLATE_LABEL = 'gco.dev/template';
+const TEMPLATE_LABEL = 'gco.dev/template';
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 export interface TemplateRouteDeps {

@@ -3,7 +3,7 @@
  * Bodies are closed like every body (unknown fields → 422 extra_forbidden, service framework): a
  * misspelt `parameters` must not silently run a job with the template's defaults.
  */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Nullable } from '../../../shared/schema.js';
 import { ERROR_HINT } from '../../../shared/validation.js';
 
@@ -11,7 +11,7 @@ import { ERROR_HINT } from '../../../shared/validation.js';
  * A job's name and namespace are DNS-1123 labels: Kubernetes requires it (a job name also becomes its
  * pods' `job-name` label), so the rule is checked here rather than after a round trip to the cluster.
  */
-export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_LABEL_HINT =
   'Kubernetes names are lower-case letters, digits and "-", starting and ending with a letter or digit';
 
@@ -39,7 +39,6 @@ export const JobTemplateRequest = Type.Object(
   },
   { title: 'JobTemplateRequest' },
 );
-export type JobTemplateBody = Static<typeof JobTemplateRequest>;
 
 export const JobFromTemplateRequest = Type.Object(
   {
@@ -64,7 +63,6 @@ export const JobFromTemplateRequest = Type.Object(
   },
   { title: 'JobFromTemplateRequest' },
 );
-export type JobFromTemplateBody = Static<typeof JobFromTemplateRequest>;
 
 /** Path names are checked for length only: a name that cannot exist is simply not found. */
 export const TemplatePath = Type.Object({ name: TemplateName });

@@ -24,7 +24,7 @@ export interface StoredTemplate {
 }
 
 /** DynamoDB items are capped at 400 KB; stay clear of it so the store never answers a raw SDK error. */
-export const MAX_TEMPLATE_BYTES = 350 * 1024;
+const MAX_TEMPLATE_BYTES = 350 * 1024;
 
 function unavailable(error: unknown): HttpError {
   if (error instanceof HttpError) return error;

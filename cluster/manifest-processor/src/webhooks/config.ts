@@ -33,7 +33,7 @@ export interface WebhookConfig {
   workerId: string;
 }
 
-export const WEBHOOK_DEFAULTS = {
+const WEBHOOK_DEFAULTS = {
   pollIntervalMs: 5_000,
   timeoutMs: 10_000,
   maxAttempts: 6,

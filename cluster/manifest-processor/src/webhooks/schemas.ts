@@ -1,10 +1,10 @@
 /** Request schemas of the webhook operations (docs/webhooks.md: WebhookRequest, WebhookEvent). */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Nullable, StringEnum } from '../../../shared/schema.js';
 import { ERROR_HINT } from '../../../shared/validation.js';
 import { WEBHOOK_EVENTS } from './store.js';
 
-export const WebhookEventSchema = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
+const WebhookEventSchema = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
 
 /**
  * Closed like every body (service framework): an unknown field (a misspelt `secret`) is a 422, not a
@@ -49,7 +49,6 @@ export const WebhookRequest = Type.Object(
   },
   { title: 'WebhookRequest' },
 );
-export type WebhookBody = Static<typeof WebhookRequest>;
 
 export const ListWebhooksQuery = Type.Object({
   namespace: Type.Optional(Type.String({ description: 'Only webhooks filtered to exactly this namespace' })),

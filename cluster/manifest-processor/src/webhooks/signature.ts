@@ -9,7 +9,7 @@ export const SIGNATURE_HEADER = 'X-GCO-Signature';
 export const EVENT_HEADER = 'X-GCO-Event';
 export const DELIVERY_HEADER = 'X-GCO-Delivery';
 
-export function signatureOf(secret: string, timestamp: number, body: string): string {
+function signatureOf(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 

@@ -12,7 +12,7 @@ import { PlatformError } from '../../../../contracts/runtime/errors.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-export type AddressCategory =
+type AddressCategory =
   'public' | 'loopback' | 'private' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
 
 export interface AddressClass {
@@ -21,7 +21,7 @@ export interface AddressClass {
   range: string;
 }
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: 4 | 6;
 }
@@ -29,7 +29,7 @@ export interface ResolvedAddress {
 /** Resolves a hostname to every address (dns.lookup semantics: /etc/hosts, then DNS). Injectable for tests. */
 export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemLookup: Lookup = async (hostname) => {
+const systemLookup: Lookup = async (hostname) => {
   const answers = await dnsLookup(hostname, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
@@ -95,7 +95,7 @@ function classifyV4(value: bigint, via = ''): AddressClass {
 }
 
 /** 128-bit value of an IPv6 address (zone id dropped, embedded dotted quad accepted); undefined if invalid. */
-export function parseIPv6(text: string): bigint | undefined {
+function parseIPv6(text: string): bigint | undefined {
   const address = text.replace(/%.*$/, '');
   if (isIP(address) !== 6) return undefined;
   let groups = address;
@@ -163,7 +163,7 @@ export function classifyAddress(address: string): AddressClass {
   return { category: 'reserved', range: 'outside IPv6 global unicast (2000::/3)' };
 }
 
-export function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
+function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
   const { category } = classifyAddress(address);
   return category === 'public' || (allowPrivate && DEV_ONLY.has(category));
 }

@@ -213,7 +213,7 @@ const STATUSES: readonly DeliveryStatus[] = [
   'cancelled',
 ];
 
-export function deliveryFrom(item: StoredItem): DeliveryRecord {
+function deliveryFrom(item: StoredItem): DeliveryRecord {
   const str = (name: string) => stringAttribute(item, name);
   const num = (name: string) => numberAttribute(item, name);
   const status = str('status');

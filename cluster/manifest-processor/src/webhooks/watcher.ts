@@ -19,7 +19,7 @@ const KNOWN_IDS_MAX = 100_000;
  * A webhook receives transitions from its registration on. Kubernetes timestamps have second precision
  * and clocks drift, so a transition up to this much before created_at still counts.
  */
-export const REGISTRATION_TOLERANCE_MS = 5_000;
+const REGISTRATION_TOLERANCE_MS = 5_000;
 
 export interface JobEventWatcherOptions {
   kubeConfig: KubeConfig;

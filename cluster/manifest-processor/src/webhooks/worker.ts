@@ -17,7 +17,7 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signatureHeader } from
 import type { Lookup } from './ssrf.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore, WebhookStore } from './store.js';
 
-export const USER_AGENT = 'gco-webhooks/1.0';
+const USER_AGENT = 'gco-webhooks/1.0';
 /** Longest error text kept on an outbox item. */
 const MAX_ERROR_CHARS = 500;
 

@@ -14,9 +14,9 @@ const EARLIEST = Date.UTC(2000, 0, 1);
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The stream record a valid event must become (without application_id and received_at). */
-export type ExpectedRecord = Record<string, unknown>;
+type ExpectedRecord = Record<string, unknown>;
 
-export interface GeneratedEvent {
+interface GeneratedEvent {
   event: unknown;
   /** Present when the event is valid. */
   record?: ExpectedRecord;

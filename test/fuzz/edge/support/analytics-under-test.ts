@@ -18,7 +18,7 @@ import type { EdgeCall } from './edge-under-test.js';
 
 export const ANALYTICS_BINARY_TYPE = 'application/octet-stream';
 
-export interface StreamRecord {
+interface StreamRecord {
   partitionKey: string;
   record: Record<string, unknown>;
 }

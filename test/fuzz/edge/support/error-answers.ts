@@ -8,7 +8,7 @@ import { expect } from '@jest/globals';
 import type { Reply } from '../../../integration/local/support.js';
 
 /** A few KB at most: an error never carries a payload. */
-export const MAX_ERROR_BODY_BYTES = 2048;
+const MAX_ERROR_BODY_BYTES = 2048;
 
 const LEAKS: readonly (readonly [string, RegExp])[] = [
   ['a stack frame', /\bat (?:async )?[\w.<>]+ \(|\bat .+:\d+:\d+\)?/],

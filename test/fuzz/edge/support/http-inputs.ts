@@ -44,7 +44,7 @@ export const extraHeaders: fc.Arbitrary<[string, string][]> = fc.uniqueArray(
   { selector: ([name]) => name, maxLength: 3 },
 );
 
-export type BodyKind = 'json' | 'text' | 'not-utf8' | 'binary-type' | 'large';
+type BodyKind = 'json' | 'text' | 'not-utf8' | 'binary-type' | 'large';
 
 /**
  * A request body as a short description (a failing run prints it): text for JSON and text bodies,
@@ -135,7 +135,7 @@ export const targetRegionHeader: fc.Arbitrary<[string, string]> = fc.tuple(
 );
 
 /** The query as the proxies rebuild it: every key and value encoded once with encodeURIComponent. */
-export function rebuiltQuery(query: readonly (readonly [string, string])[]): string {
+function rebuiltQuery(query: readonly (readonly [string, string])[]): string {
   return query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 }
 

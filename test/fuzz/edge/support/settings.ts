@@ -8,7 +8,7 @@ import type { Parameters } from 'fast-check';
 
 const DEFAULT_SEED = 1_302_024;
 
-export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
+const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
 const SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
 
 /** fast-check parameters for a property that sends `numRuns` requests (times the scale). */

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const GCO_BIN = join(process.cwd(), 'cli', 'gco.mjs');
+const GCO_BIN = join(process.cwd(), 'cli', 'gco.mjs');
 
 export interface GcoResult {
   code: number | null;
@@ -24,7 +24,7 @@ export interface GcoOptions {
 }
 
 /** A HOME, cache and AWS config of its own, so nothing of the machine's leaks into a test. */
-export function isolatedEnv(): Record<string, string> {
+function isolatedEnv(): Record<string, string> {
   const home = mkdtempSync(join(tmpdir(), 'gco-home-'));
   return {
     PATH: process.env.PATH ?? '',

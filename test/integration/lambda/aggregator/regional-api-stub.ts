@@ -13,12 +13,12 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { sortJobs, type JobView } from '../../../../cluster/manifest-processor/src/job-view.js';
 
-export const STAGE = '/prod';
+const STAGE = '/prod';
 const MAX_SKEW_MS = 5 * 60 * 1000;
 const AUTH_RE =
   /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request, ?SignedHeaders=([a-z0-9\-;]+), ?Signature=([0-9a-f]{64})$/;
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   method: string;
   path: string;
   rawQuery: string;
@@ -46,7 +46,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /** API Gateway's SigV4 check, reduced to what a verifier must do: null when valid, else the reason. */
-export async function verifySigV4(
+async function verifySigV4(
   req: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer },
   expect: { region: string; service: string; credentials: Map<string, AwsCredentialIdentity>; now?: Date },
 ): Promise<string | null> {
@@ -110,7 +110,7 @@ export async function verifySigV4(
   return a.length === b.length && timingSafeEqual(a, b) ? null : 'signature mismatch';
 }
 
-export type StubMode = 'ok' | 'hang' | 'error';
+type StubMode = 'ok' | 'hang' | 'error';
 
 export interface StubOptions {
   region: string;

@@ -14,9 +14,9 @@ import type { CliIo, OutputStream } from '../../../../cli/io.js';
 import { staticCredentialStore } from '../../../../local/credentials.js';
 import { verifySigV4 } from '../../../../local/sigv4-verifier.js';
 
-export const CREDENTIALS = { accessKeyId: 'AKIAUNITTESTCLI00001', secretAccessKey: 'unit-test-secret' };
+const CREDENTIALS = { accessKeyId: 'AKIAUNITTESTCLI00001', secretAccessKey: 'unit-test-secret' };
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path and query as received. */
   target: string;
