@@ -112,6 +112,7 @@ export const JobTemplateList = Type.Object({ templates: Type.Array(JobTemplate),
 export type JobTemplateList = Static<typeof JobTemplateList>;
 
 export const TemplateDeleted = Type.Object({ deleted: Type.Boolean(), name: Type.String() });
+export type TemplateDeleted = Static<typeof TemplateDeleted>;
 
 /** The apply report of a job made from a template, 400 when the policy or the cluster refused it. */
 const TemplateJobReport = Type.Object({ ...ApplyReport.properties, template: Type.String() });
@@ -139,6 +140,7 @@ export const WebhookCreated = Type.Object({
 export type WebhookCreated = Static<typeof WebhookCreated>;
 
 export const WebhookDeleted = Type.Object({ deleted: Type.Boolean(), webhook_id: Type.String() });
+export type WebhookDeleted = Static<typeof WebhookDeleted>;
 
 const common = { 403: EnvelopeRejected, 422: HTTPValidationError };
 const withBody = { ...common, 413: BodyTooLarge };

@@ -125,6 +125,7 @@ export const ResourceStatus = Type.Object({
 });
 export type ResourceStatus = Static<typeof ResourceStatus>;
 export const ResourceDeleted = Type.Object({ deleted: Type.Boolean(), ...ResourceName });
+export type ResourceDeleted = Static<typeof ResourceDeleted>;
 
 export const JobView = Type.Object({
   name: Type.String(),
