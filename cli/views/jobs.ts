@@ -8,10 +8,11 @@ import type {
   JobList,
   JobLogs,
   JobMetrics,
+  JobPods,
   JobRetried,
   JobView,
   PodLogs,
-  PodPlacement,
+  ResourceResult,
   ValidationReport,
 } from '../../contracts/api/manifest-processor.js';
 import type { View } from '../output.js';
@@ -33,8 +34,6 @@ type Job = JobView & Partial<Pick<GlobalJobList['jobs'][number], 'region'>>;
 
 /** An answer that carries the job it created (retry, template run). */
 export type CreatedJob = Pick<JobRetried | TemplateJobCreated, 'job'>;
-
-type SubmittedResource = ApplyReport['resources'][number];
 
 /** The per-resource report of a manifest submission or validation (only a validation says `valid`). */
 export type SubmissionReport = ApplyReport & Partial<Pick<ValidationReport, 'valid'>>;
@@ -101,7 +100,7 @@ export const createdJobView = viewOf<CreatedJob>({
 
 export const submissionView = viewOf<SubmissionReport>({
   render(b) {
-    const table = renderTable(rowsOf<SubmittedResource>(b.resources), [
+    const table = renderTable(rowsOf<ResourceResult>(b.resources), [
       ['kind', (r) => r.kind],
       ['namespace', (r) => r.namespace],
       ['name', (r) => r.name],
@@ -118,7 +117,7 @@ export const submissionView = viewOf<SubmissionReport>({
             : '';
     return table + verdict;
   },
-  ids: (b) => rowsOf<SubmittedResource>(b.resources).map(namespacedName),
+  ids: (b) => rowsOf<ResourceResult>(b.resources).map(namespacedName),
 });
 
 const objectName = (o: Fields<JobEvent['object']>) => `${text(o.kind)}/${text(o.name)}`;
@@ -135,7 +134,7 @@ export const jobEventsView = listView<JobEvent>(
   (e) => text(e.reason),
 );
 
-export const jobPodsView = listView<PodPlacement>(
+export const jobPodsView = listView<JobPods['pods'][number]>(
   'pods',
   [
     ['name', (p) => p.name],
