@@ -1,7 +1,8 @@
 /**
  * What the human views share (docs/cli.md, "Output"). The API's answers arrive as unchecked JSON, so a
- * view reads an answer through its interface as `Partial<…>`: a missing or odd field prints as `-`
- * (table.ts cellText) instead of failing, and a list that is not a list prints as empty.
+ * view reads an answer through its contract type (contracts/api, type-only imports: the bundle loads no
+ * schema) as `Partial<…>`: an older server's answer, a missing or odd field prints as `-` (table.ts
+ * cellText) instead of failing, and a list that is not a list prints as empty.
  */
 import type {
   QueuedJob,
