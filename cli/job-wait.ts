@@ -4,10 +4,13 @@
  * Reads only, so every poll may be retried (http.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { QueuedJob } from '../contracts/api/manifest-processor-central.js';
+import type { JobDetails } from '../contracts/api/manifest-processor.js';
 import { apiErrorOf } from './api-errors.js';
 import { ApiError } from './errors.js';
 import type { ApiClient, ApiReply } from './http.js';
 import type { Printer, View } from './output.js';
+import { recordOf } from './views/common.js';
 
 export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 export const FINAL_QUEUE_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -27,8 +30,8 @@ interface WaitOptions {
 }
 
 const statusOf = (reply: ApiReply): string => {
-  const body = reply.json;
-  return typeof body === 'object' && body !== null && 'status' in body ? String(body.status) : 'unknown';
+  const { status } = recordOf<JobDetails | QueuedJob>(reply.json);
+  return status === undefined ? 'unknown' : String(status);
 };
 
 /** Polls until every target is final; resolves with each target's last answer, in order. */

@@ -4,10 +4,12 @@
  * are keyed by their kubelet timestamp per pod), until the job has finished and its last lines are out.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobDetails, JobLogs } from '../contracts/api/manifest-processor.js';
 import { apiErrorOf } from './api-errors.js';
 import { FINAL_JOB_STATES } from './job-wait.js';
 import { pathOf, type ApiClient } from './http.js';
 import type { Printer } from './output.js';
+import { recordOf, rowsOf } from './views/common.js';
 
 const POLL_MS = 1000;
 const MAX_TAIL = 10000;
@@ -58,7 +60,7 @@ export async function followJobLogs(client: ApiClient, out: Printer, opts: Follo
   for (;;) {
     const job = await client.send({ method: 'GET', path: jobPath });
     if (job.status !== 200) throw apiErrorOf(job);
-    const finished = FINAL_JOB_STATES.has(String((job.json as { status?: unknown } | undefined)?.status));
+    const finished = FINAL_JOB_STATES.has(String(recordOf<JobDetails>(job.json).status));
     const polledAt = Date.now();
     const logs = await client.send({
       method: 'GET',
@@ -73,9 +75,9 @@ export async function followJobLogs(client: ApiClient, out: Printer, opts: Follo
     // 404: no pod yet; 409: every pod still pending. Both pass while the job runs.
     if (logs.status !== 200 && !(logs.status === 404 || logs.status === 409)) throw apiErrorOf(logs);
     if (logs.status === 200) {
-      const pods = (
-        (logs.json as { pods?: { pod?: string; logs?: string }[] } | undefined)?.pods ?? []
-      ).filter((p) => typeof p.pod === 'string');
+      const pods = rowsOf<JobLogs['pods'][number]>(recordOf<JobLogs>(logs.json).pods).filter(
+        (p) => typeof p.pod === 'string',
+      );
       for (const pod of pods) {
         const name = pod.pod ?? '';
         let cursor = cursors.get(name);

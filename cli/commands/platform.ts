@@ -4,10 +4,13 @@
  * policy of a region, docs/validation-policy.md).
  */
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { GlobalHealth } from '../../contracts/api/aggregator.js';
+import type { ClusterHealth } from '../../contracts/api/health-monitor.js';
 import { ensureOk } from '../api-errors.js';
 import { examples, type CommandKit } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { recordOf } from '../views/common.js';
 import { globalHealthView, globalStatusView } from '../views/platform.js';
 
 /** The aggregate route on the global API, or the regional route when `--region` pins one region. */
@@ -40,7 +43,7 @@ export function healthCommand(kit: CommandKit): CommandUnknownOpts {
         const ctx = await kit.context(cmd);
         const { client, path, aggregate } = await regionalOrGlobal(ctx, 'health');
         const reply = await client.send({ method: 'GET', path });
-        const status = (reply.json as { status?: unknown } | undefined)?.status;
+        const { status } = recordOf<ClusterHealth | GlobalHealth>(reply.json);
         // health-monitor's 503 is an unhealthy cluster: a health answer all the same.
         if (reply.status !== 503 || typeof status !== 'string') ensureOk(reply);
         ctx.out.reply(reply, aggregate ? globalHealthView : {});

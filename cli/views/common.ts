@@ -1,8 +1,15 @@
 /**
  * What the human views share (docs/cli.md, "Output"). The API's answers arrive as unchecked JSON, so a
- * view reads an answer through its interface as `Partial<…>`: a missing or odd field prints as `-`
- * (table.ts cellText) instead of failing, and a list that is not a list prints as empty.
+ * view reads an answer through its contract type (contracts/api, type-only imports: the bundle loads no
+ * schema) as `Partial<…>`: an older server's answer, a missing or odd field prints as `-` (table.ts
+ * cellText) instead of failing, and a list that is not a list prints as empty.
  */
+import type {
+  QueuedJob,
+  TemplateDeleted,
+  WebhookDeleted,
+} from '../../contracts/api/manifest-processor-central.js';
+import type { JobDeleted, ResourceDeleted } from '../../contracts/api/manifest-processor.js';
 import type { View } from '../output.js';
 import { renderFields, renderTable, type Column } from '../table.js';
 
@@ -33,7 +40,7 @@ export const text = (v: unknown): string =>
 export const lines = (logs: string): string => (logs === '' || logs.endsWith('\n') ? logs : `${logs}\n`);
 
 /** `namespace/name`: how a namespaced resource is named on the command line. */
-export const namespacedName = (row: Fields<{ namespace: string; name: string }>): string =>
+export const namespacedName = (row: Fields<{ namespace: string; name: string | null }>): string =>
   `${text(row.namespace)}/${text(row.name)}`;
 
 /** How a view of an answer of type `T` renders it and names what it holds (see View). */
@@ -75,11 +82,9 @@ export function fieldsView<T extends object>(
 }
 
 /** What a delete answers: the deleted resource's identity (or a bare message). */
-interface Deleted {
-  webhook_id: string;
-  name: string;
-  job_id: string;
-}
+type Deleted = Pick<WebhookDeleted, 'webhook_id'> &
+  Pick<JobDeleted | ResourceDeleted | TemplateDeleted, 'name'> &
+  Pick<QueuedJob, 'job_id'>;
 
 export const deletedView: View = {
   render: (body) => (isRecord(body) ? renderFields(Object.entries(body)) : `${text(body)}\n`),

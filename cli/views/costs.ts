@@ -1,36 +1,19 @@
 /** Views of the cost allocation reports (docs/cost.md). */
+import type { CostReport, CostReportList } from '../../contracts/api/cost-monitor.js';
 import { renderFields, renderTable } from '../table.js';
 import { listView, recordOf, rowsOf, text, viewOf, type Fields } from './common.js';
 
-interface Totals {
-  total_cost: number;
-  idle_cost: number;
-}
+/** A listed report: the summary fields of a report (no rows). */
+type ListedReport = CostReportList['reports'][number];
 
-interface NamespaceCost {
-  namespace: string;
-  workloads: number;
-  total_cost: number;
-}
-
-interface CostReport {
-  report_id: string;
-  kind: string;
-  region: string;
-  window: { start: string; end: string };
-  totals: Totals;
-  by_namespace: NamespaceCost[];
-  generated_at: string;
-}
-
-const windowText = (r: Fields<CostReport>) => {
+const windowText = (r: Fields<CostReport | ListedReport>) => {
   const w = recordOf<CostReport['window']>(r.window);
   return `${text(w.start)} → ${text(w.end)}`;
 };
 
-const totalsOf = (r: Fields<CostReport>) => recordOf<Totals>(r.totals);
+const totalsOf = (r: Fields<CostReport | ListedReport>) => recordOf<CostReport['totals']>(r.totals);
 
-export const costReportListView = listView<CostReport>(
+export const costReportListView = listView<ListedReport>(
   'reports',
   [
     ['report id', (r) => r.report_id],
@@ -51,7 +34,7 @@ export const costReportView = viewOf<CostReport>({
       ['total_cost', totalsOf(r).total_cost],
       ['idle_cost', totalsOf(r).idle_cost],
     ]);
-    return `${head}\n${renderTable(rowsOf<NamespaceCost>(r.by_namespace), [
+    return `${head}\n${renderTable(rowsOf<CostReport['by_namespace'][number]>(r.by_namespace), [
       ['namespace', (n) => n.namespace],
       ['workloads', (n) => n.workloads],
       ['total cost', (n) => n.total_cost],

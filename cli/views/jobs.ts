@@ -1,4 +1,20 @@
 /** Views of manifest-processor's job answers (docs/manifest-processor.md) and the global job list (docs/aggregator.md). */
+import type { GlobalBulkDelete, GlobalJobList } from '../../contracts/api/aggregator.js';
+import type { TemplateJobCreated } from '../../contracts/api/manifest-processor-central.js';
+import type {
+  ApplyReport,
+  BulkDeleteResult,
+  JobEvents,
+  JobList,
+  JobLogs,
+  JobMetrics,
+  JobPods,
+  JobRetried,
+  JobView,
+  PodLogs,
+  ResourceResult,
+  ValidationReport,
+} from '../../contracts/api/manifest-processor.js';
 import type { View } from '../output.js';
 import { renderTable, type Column } from '../table.js';
 import {
@@ -13,103 +29,21 @@ import {
   type Fields,
 } from './common.js';
 
-/** A job as the jobs operations present it. */
-export interface Job {
-  namespace: string;
-  name: string;
-  uid: string | null;
-  status: string;
-  created_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  active: number;
-  ready: number;
-  succeeded: number;
-  failed: number;
-  images: string[];
-  /** Set in the global API's merged list. */
-  region: string;
-}
-
-interface JobList {
-  jobs: Job[];
-  total: number;
-  has_more: boolean;
-  /** The global API's regions that did not answer. */
-  failed_regions: string[];
-}
+/** A job, tagged with its region in the global API's merged list. */
+type Job = JobView & Partial<Pick<GlobalJobList['jobs'][number], 'region'>>;
 
 /** An answer that carries the job it created (retry, template run). */
-export interface CreatedJob {
-  job: Job;
-}
+export type CreatedJob = Pick<JobRetried | TemplateJobCreated, 'job'>;
 
-/** One resource of a manifest submission's report. */
-export interface SubmittedResource {
-  kind: string;
-  namespace: string;
-  name: string;
-  status: string;
-  message: string | null;
-}
+/** The per-resource report of a manifest submission or validation (only a validation says `valid`). */
+export type SubmissionReport = ApplyReport & Partial<Pick<ValidationReport, 'valid'>>;
 
-/** The per-resource report of a manifest submission or validation. */
-export interface SubmissionReport {
-  resources: SubmittedResource[];
-  /** Only in a validation's report. */
-  valid: boolean;
-  dry_run: boolean;
-}
-
-interface JobEvent {
-  last_timestamp: string | null;
-  type: string;
-  reason: string;
-  object: { kind: string; name: string };
-  message: string;
-}
-
-interface JobPod {
-  name: string;
-  phase: string;
-  node: string | null;
-  instance_type: string | null;
-  zone: string | null;
-  capacity_type: string | null;
-  started_at: string | null;
-}
-
-interface PodLogs {
-  pod: string;
-  container: string;
-  logs: string;
-}
-
-interface PodMetrics {
-  name: string;
-  phase: string;
-  containers: { name: string; cpu: string; memory: string }[];
-}
-
-interface BulkDeleteResult {
-  namespace: string;
-  name: string;
-  deleted: boolean;
-  error: string;
-  skipped: string;
-  region: string;
-}
-
-interface BulkDeleteReport {
-  jobs: BulkDeleteResult[];
-  matched: number;
-  deleted: number;
-  failed: number;
-  dry_run: boolean;
-}
+type JobEvent = JobEvents['events'][number];
+type PodMetrics = JobMetrics['pods'][number];
+type BulkDeleteRow = GlobalBulkDelete['jobs'][number];
 
 /** The columns of a list, led by the region when the rows come from several (the global API). */
-function withRegion<Row extends { region: string }>(
+function withRegion<Row extends { region?: string }>(
   rows: readonly Fields<Row>[],
   columns: readonly Column<Fields<Row>>[],
 ): readonly Column<Fields<Row>>[] {
@@ -126,7 +60,8 @@ const JOB_COLUMNS: readonly Column<Fields<Job>>[] = [
   ['created', (j) => j.created_at],
 ];
 
-export const jobListView = viewOf<JobList>({
+/** A regional list, or the global API's merged one (rows with `region`, and `failed_regions`). */
+export const jobListView = viewOf<JobList & Partial<Pick<GlobalJobList, 'failed_regions'>>>({
   render(b) {
     const jobs = rowsOf<Job>(b.jobs);
     const table = renderTable(jobs, withRegion(jobs, JOB_COLUMNS), 'No jobs found.');
@@ -165,7 +100,7 @@ export const createdJobView = viewOf<CreatedJob>({
 
 export const submissionView = viewOf<SubmissionReport>({
   render(b) {
-    const table = renderTable(rowsOf<SubmittedResource>(b.resources), [
+    const table = renderTable(rowsOf<ResourceResult>(b.resources), [
       ['kind', (r) => r.kind],
       ['namespace', (r) => r.namespace],
       ['name', (r) => r.name],
@@ -182,7 +117,7 @@ export const submissionView = viewOf<SubmissionReport>({
             : '';
     return table + verdict;
   },
-  ids: (b) => rowsOf<SubmittedResource>(b.resources).map(namespacedName),
+  ids: (b) => rowsOf<ResourceResult>(b.resources).map(namespacedName),
 });
 
 const objectName = (o: Fields<JobEvent['object']>) => `${text(o.kind)}/${text(o.name)}`;
@@ -199,7 +134,7 @@ export const jobEventsView = listView<JobEvent>(
   (e) => text(e.reason),
 );
 
-export const jobPodsView = listView<JobPod>(
+export const jobPodsView = listView<JobPods['pods'][number]>(
   'pods',
   [
     ['name', (p) => p.name],
@@ -214,10 +149,10 @@ export const jobPodsView = listView<JobPod>(
 );
 
 /** Logs of every pod: the text, with a header per pod when there are several. */
-export const jobLogsView: View = viewOf<{ pods: PodLogs[] }>({
+export const jobLogsView: View = viewOf<JobLogs>({
   render(b) {
-    const pods = rowsOf<PodLogs>(b.pods);
-    const header = (p: Fields<PodLogs>) =>
+    const pods = rowsOf<JobLogs['pods'][number]>(b.pods);
+    const header = (p: Fields<JobLogs['pods'][number]>) =>
       pods.length > 1 ? `==> ${text(p.pod)} (${text(p.container)}) <==\n` : '';
     return pods.map((p) => header(p) + lines(text(p.logs))).join('');
   },
@@ -234,7 +169,7 @@ interface ContainerUse {
   memory: string | null | undefined;
 }
 
-export const jobMetricsView: View = viewOf<{ pods: PodMetrics[] }>({
+export const jobMetricsView: View = viewOf<JobMetrics>({
   render(b) {
     const rows = rowsOf<PodMetrics>(b.pods).flatMap((pod): ContainerUse[] => {
       const containers = rowsOf<PodMetrics['containers'][number]>(pod.containers);
@@ -253,19 +188,19 @@ export const jobMetricsView: View = viewOf<{ pods: PodMetrics[] }>({
   },
 });
 
-const BULK_DELETE_COLUMNS: readonly Column<Fields<BulkDeleteResult>>[] = [
+const BULK_DELETE_COLUMNS: readonly Column<Fields<BulkDeleteRow>>[] = [
   ['namespace', (j) => j.namespace],
   ['name', (j) => j.name],
   ['deleted', (j) => j.deleted],
   ['note', (j) => j.error ?? j.skipped],
 ];
 
-export const bulkDeleteView = viewOf<BulkDeleteReport>({
+export const bulkDeleteView = viewOf<BulkDeleteResult | GlobalBulkDelete>({
   render(b) {
-    const jobs = rowsOf<BulkDeleteResult>(b.jobs);
+    const jobs = rowsOf<BulkDeleteRow>(b.jobs);
     const table = renderTable(jobs, withRegion(jobs, BULK_DELETE_COLUMNS), 'No job matched.');
     const verb = b.dry_run === true ? 'would delete (dry run)' : 'deleted';
     return `${table}matched: ${text(b.matched)}, ${verb}: ${text(b.dry_run === true ? b.matched : b.deleted)}, failed: ${text(b.failed)}\n`;
   },
-  ids: (b) => rowsOf<BulkDeleteResult>(b.jobs).map(namespacedName),
+  ids: (b) => rowsOf<BulkDeleteRow>(b.jobs).map(namespacedName),
 });

@@ -1,35 +1,19 @@
 /** Views of the global API's merged answers of every region (docs/aggregator.md, "Merged answers"). */
+import type {
+  GlobalHealth,
+  GlobalStatus,
+  MergedAnswer,
+  RegionResult,
+} from '../../contracts/api/aggregator.js';
 import { renderTable, type Column } from '../table.js';
 import { recordOf, text, viewOf, type Fields } from './common.js';
 
-/** One region's outcome in a merged answer. */
-interface RegionOutcome {
-  status: number;
-  error: string;
-  duration_ms: number;
-}
-
-interface MergedAnswer {
-  regions: Record<string, RegionOutcome>;
-}
-
-interface GlobalHealth extends MergedAnswer {
-  status: string;
-  region_status: Record<string, string>;
-}
-
-interface GlobalStatus extends MergedAnswer {
-  allowed_namespaces: Record<string, unknown>;
-  templates: Record<string, unknown>;
-  webhooks: Record<string, unknown>;
-}
-
-type RegionRow = readonly [name: string, outcome: Fields<RegionOutcome>];
+type RegionRow = readonly [name: string, outcome: Fields<RegionResult>];
 
 /** The per-region outcome table, with `extra` columns after the HTTP status. */
 function regionsTable(body: Fields<MergedAnswer>, extra: readonly Column<RegionRow>[]): string {
   const regions = Object.entries(recordOf<MergedAnswer['regions']>(body.regions)).map(
-    ([name, r]): RegionRow => [name, recordOf<RegionOutcome>(r)],
+    ([name, r]): RegionRow => [name, recordOf<RegionResult>(r)],
   );
   return renderTable(regions, [
     ['region', ([name]) => name],

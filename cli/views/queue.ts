@@ -1,42 +1,19 @@
 /** Views of the central job queue's answers (docs/queue.md). */
+import type {
+  QueuedJobList,
+  QueuedJobSubmitted,
+  QueuedJobSummary,
+  QueueStats,
+} from '../../contracts/api/manifest-processor-central.js';
 import { renderTable, type Column } from '../table.js';
 import { fieldsView, recordOf, rowsOf, text, viewOf, type Fields } from './common.js';
 
-/** A queued job's record. */
-export interface QueuedJob {
-  job_id: string;
-  status: string;
-  target_region: string;
-  namespace: string;
-  priority: number;
-  attempts: number;
-  waiting_reason: string | null;
-  k8s: { namespace: string; name: string; uid: string } | null;
-  error: string | null;
-  idempotency_key: string | null;
-  /** True when a submission's key had queued this job before. */
-  idempotent_replay: boolean;
-  created_at: string;
-  updated_at: string;
-}
+const queueId = (j: Fields<QueuedJobSummary>) => text(j.job_id);
 
-interface QueuePage {
-  jobs: QueuedJob[];
-  next_cursor: string | null;
-}
-
-interface QueueStats {
-  total: number;
-  /** Region → state → count, with the region's `total`. */
-  by_region: Record<string, Record<string, number>>;
-}
-
-const queueId = (j: Fields<QueuedJob>) => text(j.job_id);
-
-export const queueListView = viewOf<QueuePage>({
+export const queueListView = viewOf<QueuedJobList>({
   render(b) {
     const table = renderTable(
-      rowsOf<QueuedJob>(b.jobs),
+      rowsOf<QueuedJobSummary>(b.jobs),
       [
         ['job id', (j) => j.job_id],
         ['status', (j) => j.status],
@@ -50,10 +27,11 @@ export const queueListView = viewOf<QueuePage>({
     );
     return table + (typeof b.next_cursor === 'string' ? `more: --cursor ${b.next_cursor}\n` : '');
   },
-  ids: (b) => rowsOf<QueuedJob>(b.jobs).map(queueId),
+  ids: (b) => rowsOf<QueuedJobSummary>(b.jobs).map(queueId),
 });
 
-export const queuedJobView = fieldsView<QueuedJob>(
+/** One queued job (GET) or a submission's answer, which adds `idempotent_replay`. */
+export const queuedJobView = fieldsView<QueuedJobSubmitted>(
   [
     'job_id',
     'status',

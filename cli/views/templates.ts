@@ -1,14 +1,6 @@
 /** Views of the job template answers (docs/templates.md). */
+import type { JobTemplate as Template } from '../../contracts/api/manifest-processor-central.js';
 import { fieldsView, listView, text, type Fields } from './common.js';
-
-interface Template {
-  name: string;
-  description: string | null;
-  placeholders: string[];
-  parameters: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
 
 const templateName = (t: Fields<Template>) => text(t.name);
 

@@ -1,14 +1,6 @@
 /** Views of the webhook answers (docs/webhooks.md). */
+import type { WebhookView as Webhook } from '../../contracts/api/manifest-processor-central.js';
 import { fieldsView, listView, text, type Fields } from './common.js';
-
-interface Webhook {
-  webhook_id: string;
-  url: string;
-  events: string[];
-  namespace: string | null;
-  has_secret: boolean;
-  created_at: string;
-}
 
 const webhookId = (w: Fields<Webhook>) => text(w.webhook_id);
 

@@ -29,7 +29,7 @@ const CostFigures = {
   total_cost: figure(),
 };
 
-export const CostRow = Type.Object({
+const CostRow = Type.Object({
   region: Type.String(),
   cluster: Type.String(),
   namespace: Type.String(),
@@ -41,7 +41,6 @@ export const CostRow = Type.Object({
   ram_efficiency: Type.Number(),
   ...CostFigures,
 });
-export type CostRow = Static<typeof CostRow>;
 
 const ReportSummaryFields = {
   report_id: Type.String(),

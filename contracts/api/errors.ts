@@ -6,7 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { FreeFormObject } from './schema.js';
 
-export const ValidationError = Type.Object(
+const ValidationError = Type.Object(
   {
     loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
     msg: Type.String(),
@@ -16,7 +16,6 @@ export const ValidationError = Type.Object(
   },
   { title: 'ValidationError' },
 );
-export type ValidationError = Static<typeof ValidationError>;
 
 export const HTTPValidationError = Type.Object(
   { detail: Type.Array(ValidationError) },

@@ -9,7 +9,7 @@ import { Nullable, NullableNumber } from './schema.js';
 
 const Where = { cluster: Type.String(), region: Type.String() };
 
-export const HealthMonitorDescriptor = Type.Object({
+const HealthMonitorDescriptor = Type.Object({
   service: Type.String(),
   version: Type.String(),
   ...Where,
@@ -22,7 +22,6 @@ export const HealthMonitorDescriptor = Type.Object({
     readiness: Type.String(),
   }),
 });
-export type HealthMonitorDescriptor = Static<typeof HealthMonitorDescriptor>;
 
 /** One threshold check: ok, violated, disabled, unknown (not measurable) or not_applicable. */
 const HealthCheck = Type.Object({
@@ -40,7 +39,7 @@ const HealthChecks = Type.Object({
   pending_pods: HealthCheck,
 });
 
-export const PodCounts = Type.Object({
+const PodCounts = Type.Object({
   total: Type.Integer(),
   pending: Type.Integer(),
   running: Type.Integer(),
@@ -66,7 +65,7 @@ export type ClusterHealth = Static<typeof ClusterHealth>;
 
 const Cores = Type.Object({ cpu_cores: Type.Number(), memory_bytes: Type.Number(), gpus: Type.Number() });
 
-export const NodeMetrics = Type.Object({
+const NodeMetrics = Type.Object({
   name: Type.String(),
   ready: Type.Boolean(),
   instance_type: Nullable(Type.String()),
@@ -78,7 +77,7 @@ export const NodeMetrics = Type.Object({
   usage: Type.Union([Type.Object({ cpu_cores: Type.Number(), memory_bytes: Type.Number() }), Type.Null()]),
 });
 
-export const ClusterUtilization = Type.Object({
+const ClusterUtilization = Type.Object({
   cpu: Type.Object({
     allocatable_cores: Type.Number(),
     used_cores: NullableNumber,
@@ -98,7 +97,7 @@ export const ClusterUtilization = Type.Object({
   }),
 });
 
-export const ClusterMetrics = Type.Object({
+const ClusterMetrics = Type.Object({
   ...Where,
   timestamp: Type.String(),
   utilization: ClusterUtilization,
@@ -106,9 +105,8 @@ export const ClusterMetrics = Type.Object({
   pods: PodCounts,
   nodes: Type.Array(NodeMetrics),
 });
-export type ClusterMetrics = Static<typeof ClusterMetrics>;
 
-export const HealthMonitorStatus = Type.Object({
+const HealthMonitorStatus = Type.Object({
   service: Type.String(),
   version: Type.String(),
   ...Where,
@@ -126,7 +124,6 @@ export const HealthMonitorStatus = Type.Object({
   reason: Type.Optional(Type.String()),
   node_count: Nullable(Type.Integer()),
 });
-export type HealthMonitorStatus = Static<typeof HealthMonitorStatus>;
 
 /** Every operation answers these besides its own. */
 const common = { 403: EnvelopeRejected, 422: HTTPValidationError };

@@ -3,17 +3,16 @@
  * stream (the route hijacks the reply: nothing is serialised), so only the descriptor and the proxy's own
  * JSON errors have response schemas.
  */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { EnvelopeRejected, ErrorDetail, HTTPValidationError } from './errors.js';
 
-export const InferenceProxyDescriptor = Type.Object({
+const InferenceProxyDescriptor = Type.Object({
   service: Type.String(),
   version: Type.String(),
   region: Type.String(),
   description: Type.String(),
   endpoints: Type.Object({ inference: Type.String(), liveness: Type.String(), readiness: Type.String() }),
 });
-export type InferenceProxyDescriptor = Static<typeof InferenceProxyDescriptor>;
 
 export const INFERENCE_PROXY_RESPONSES = {
   root: { 200: InferenceProxyDescriptor, 403: EnvelopeRejected, 422: HTTPValidationError },

@@ -67,7 +67,7 @@ export type QueuedJobList = Static<typeof QueuedJobList>;
 const JobError = Type.Object({ job_id: Type.String(), error: Type.String() });
 
 /** What one worker pass did (POST /api/v1/queue/poll). */
-export const QueuePass = Type.Object({
+const QueuePass = Type.Object({
   region: Type.String(),
   worker_id: Type.String(),
   requeued: Type.Array(Type.String()),
@@ -79,7 +79,6 @@ export const QueuePass = Type.Object({
   synced: Type.Array(Type.Object({ job_id: Type.String(), status: StringEnum(QUEUE_STATUSES) })),
   errors: Type.Array(Type.String()),
 });
-export type QueuePass = Static<typeof QueuePass>;
 
 const StatusCounts = Type.Object({
   total: Type.Integer(),
@@ -108,10 +107,10 @@ export const JobTemplate = Type.Object({
 });
 export type JobTemplate = Static<typeof JobTemplate>;
 
-export const JobTemplateList = Type.Object({ templates: Type.Array(JobTemplate), count: Type.Integer() });
-export type JobTemplateList = Static<typeof JobTemplateList>;
+const JobTemplateList = Type.Object({ templates: Type.Array(JobTemplate), count: Type.Integer() });
 
 export const TemplateDeleted = Type.Object({ deleted: Type.Boolean(), name: Type.String() });
+export type TemplateDeleted = Static<typeof TemplateDeleted>;
 
 /** The apply report of a job made from a template, 400 when the policy or the cluster refused it. */
 const TemplateJobReport = Type.Object({ ...ApplyReport.properties, template: Type.String() });
@@ -129,16 +128,15 @@ export const WebhookView = Type.Object({
 });
 export type WebhookView = Static<typeof WebhookView>;
 
-export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookView), count: Type.Integer() });
-export type WebhookList = Static<typeof WebhookList>;
+const WebhookList = Type.Object({ webhooks: Type.Array(WebhookView), count: Type.Integer() });
 
-export const WebhookCreated = Type.Object({
+const WebhookCreated = Type.Object({
   ...WebhookView.properties,
   warnings: Type.Optional(Type.Array(Type.String())),
 });
-export type WebhookCreated = Static<typeof WebhookCreated>;
 
 export const WebhookDeleted = Type.Object({ deleted: Type.Boolean(), webhook_id: Type.String() });
+export type WebhookDeleted = Static<typeof WebhookDeleted>;
 
 const common = { 403: EnvelopeRejected, 422: HTTPValidationError };
 const withBody = { ...common, 413: BodyTooLarge };

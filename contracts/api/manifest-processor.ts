@@ -14,27 +14,24 @@ export const JOB_STATUSES = ['pending', 'running', 'completed', 'succeeded', 'fa
 export type JobStatus = (typeof JOB_STATUSES)[number];
 /** What one job is: every status but `completed`. */
 const JOB_STATES = ['pending', 'running', 'succeeded', 'failed'] as const;
-export type JobState = (typeof JOB_STATES)[number];
 
 const Where = { cluster: Type.String(), region: Type.String() };
 
-export const ProcessorDescriptor = Type.Object({
+const ProcessorDescriptor = Type.Object({
   service: Type.String(),
   version: Type.String(),
   ...Where,
   description: Type.String(),
   endpoints: Type.Record(Type.String(), Type.String()),
 });
-export type ProcessorDescriptor = Static<typeof ProcessorDescriptor>;
 
-export const ProcessorHealth = Type.Object({
+const ProcessorHealth = Type.Object({
   status: Type.String({ description: 'healthy or unhealthy' }),
   service: Type.String(),
   ...Where,
   kubernetes_api: Type.String(),
   timestamp: Type.String(),
 });
-export type ProcessorHealth = Static<typeof ProcessorHealth>;
 
 /** A central table as /api/v1/status reports it: its content, or `status: unavailable`. */
 const CentralTableStatus = Type.Object({
@@ -44,7 +41,7 @@ const CentralTableStatus = Type.Object({
   status: Type.Optional(Type.String()),
 });
 
-export const ProcessorStatus = Type.Object({
+const ProcessorStatus = Type.Object({
   service: Type.String(),
   version: Type.String(),
   ...Where,
@@ -62,7 +59,6 @@ export const ProcessorStatus = Type.Object({
   queue: Type.Optional(Type.Object({ region: Type.String(), worker_enabled: Type.Boolean() })),
   timestamp: Type.String(),
 });
-export type ProcessorStatus = Static<typeof ProcessorStatus>;
 
 const LayerReport = Type.Object({
   status: Type.String({ description: 'ok or unavailable' }),
@@ -70,19 +66,17 @@ const LayerReport = Type.Object({
   items: Type.Optional(Type.Array(Type.Unknown())),
 });
 
-export const PolicyReport = Type.Object({
+const PolicyReport = Type.Object({
   policy: FreeFormObject,
   cluster_enforcement: Type.Object({ limit_ranges: LayerReport, resource_quotas: LayerReport }),
 });
-export type PolicyReport = Static<typeof PolicyReport>;
 
-export const PolicyViolation = Type.Object({
+const PolicyViolation = Type.Object({
   index: Type.Integer({ description: 'Index of the manifest; -1 for the request-level namespace' }),
   field: Type.String(),
   rule: Type.String(),
   message: Type.String(),
 });
-export type PolicyViolation = Static<typeof PolicyViolation>;
 
 export const ResourceResult = Type.Object({
   index: Type.Integer(),
@@ -95,6 +89,7 @@ export const ResourceResult = Type.Object({
   message: Type.Optional(Type.String()),
   violations: Type.Optional(Type.Array(PolicyViolation)),
 });
+export type ResourceResult = Static<typeof ResourceResult>;
 
 const ApplyReportFields = {
   success: Type.Boolean(),
@@ -114,7 +109,7 @@ const ResourceName = {
   name: Type.String(),
   namespace: Type.String(),
 };
-export const ResourceStatus = Type.Object({
+const ResourceStatus = Type.Object({
   ...ResourceName,
   uid: NullableString,
   resource_version: NullableString,
@@ -123,8 +118,8 @@ export const ResourceStatus = Type.Object({
   labels: StringMap,
   status: Type.Unknown({ description: "The object's own status, as Kubernetes reports it" }),
 });
-export type ResourceStatus = Static<typeof ResourceStatus>;
 export const ResourceDeleted = Type.Object({ deleted: Type.Boolean(), ...ResourceName });
+export type ResourceDeleted = Static<typeof ResourceDeleted>;
 
 export const JobView = Type.Object({
   name: Type.String(),
@@ -186,7 +181,7 @@ export const BulkDeleteResult = Type.Object({
 });
 export type BulkDeleteResult = Static<typeof BulkDeleteResult>;
 
-export const PodPlacement = Type.Object({
+const PodPlacement = Type.Object({
   name: Type.String(),
   phase: Type.String(),
   node: NullableString,
@@ -209,7 +204,6 @@ export const PodPlacement = Type.Object({
     }),
   ),
 });
-export type PodPlacement = Static<typeof PodPlacement>;
 
 export const JobDetails = Type.Object({ ...JobView.properties, pods: Type.Array(PodPlacement) });
 export type JobDetails = Static<typeof JobDetails>;

@@ -3,6 +3,7 @@
  * by a deadline. Every region yields a RegionResult; nothing here throws, so one bad region can never
  * take the aggregate answer down with it.
  */
+import type { RegionResult } from '../../contracts/api/aggregator.js';
 import type { RegionalApi, RegionProblem } from '../../contracts/regional-apis.js';
 import {
   signSigV4,
@@ -18,17 +19,6 @@ export interface RegionCall {
   query?: QueryParameters;
   /** JSON text passed through unchanged. */
   body?: string;
-}
-
-/** One region's part of an aggregate answer (docs/aggregator.md, "Merged answers"). */
-export interface RegionResult {
-  /** HTTP status the regional API answered with; null when no answer arrived. */
-  status: number | null;
-  /** True for a 2xx answer with a JSON (or empty) body. */
-  ok: boolean;
-  body: unknown;
-  error: string | null;
-  duration_ms: number;
 }
 
 export interface FanOutOptions {

@@ -25,7 +25,8 @@ import {
   readAggregatorConfig,
   type AggregatorSettings,
 } from '../../contracts/env/aggregator.js';
-import { fanOut, type RegionCall, type RegionResult } from './fan-out.js';
+import type { RegionResult } from '../../contracts/api/aggregator.js';
+import { fanOut, type RegionCall } from './fan-out.js';
 import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
 import { aggregateOutcome } from './outcome.js';
 

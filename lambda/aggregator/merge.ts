@@ -2,7 +2,13 @@
  * Merged views of the aggregate routes. Every view carries `regions` (one RegionResult per region,
  * failed ones included) and `failed_regions`; the rest is route-specific (docs/aggregator.md).
  */
-import type { RegionResult } from './fan-out.js';
+import type {
+  GlobalHealth,
+  GlobalStatus,
+  MergedAnswer,
+  RegionHealth,
+  RegionResult,
+} from '../../contracts/api/aggregator.js';
 
 type JsonRecord = Record<string, unknown>;
 
@@ -14,13 +20,7 @@ function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-interface CommonView {
-  regions: Record<string, RegionResult>;
-  failed_regions: string[];
-  timestamp: string;
-}
-
-function common(results: Record<string, RegionResult>, now: Date): CommonView {
+function common(results: Record<string, RegionResult>, now: Date): MergedAnswer {
   return {
     regions: results,
     failed_regions: Object.keys(results).filter((r) => !results[r]?.ok),
@@ -61,8 +61,6 @@ function jobsOf(region: string, body: JsonRecord): JsonRecord[] {
 
 // ---------------------------------------------------------------------------------------------- health
 
-export type RegionHealth = 'healthy' | 'unhealthy' | 'unreachable';
-
 /**
  * healthy: 2xx with status "healthy". unhealthy: the region answered with a health body that is not
  * healthy (health-monitor says 503 + "unhealthy"). unreachable: no health body at all (timeout, refused,
@@ -75,7 +73,7 @@ export function regionHealth(result: RegionResult): RegionHealth {
   return 'unreachable';
 }
 
-export function mergeHealth(results: Record<string, RegionResult>, now = new Date()) {
+export function mergeHealth(results: Record<string, RegionResult>, now = new Date()): GlobalHealth {
   const regionStatus: Record<string, RegionHealth> = {};
   const counts = { total: 0, healthy: 0, unhealthy: 0, unreachable: 0 };
   for (const [region, result] of Object.entries(results)) {
@@ -179,7 +177,7 @@ export function mergeDelete(results: Record<string, RegionResult>, dryRun: boole
 /** Keys of /api/v1/status collected per region (null when the region failed or does not report it). */
 const STATUS_FACETS = ['allowed_namespaces', 'resource_limits', 'templates', 'webhooks'] as const;
 
-export function mergeStatus(results: Record<string, RegionResult>, now = new Date()) {
+export function mergeStatus(results: Record<string, RegionResult>, now = new Date()): GlobalStatus {
   const facets: Record<(typeof STATUS_FACETS)[number], Record<string, unknown>> = {
     allowed_namespaces: {},
     resource_limits: {},

@@ -11,7 +11,7 @@
  * - otherwise (timeouts, 5xx, unreachable regions, differing refusals, or 401/403, which refuse the
  *   aggregator's own identity and are no fault of the caller): 502.
  */
-import type { RegionResult } from './fan-out.js';
+import type { RegionResult } from '../../contracts/api/aggregator.js';
 import { regionHealth } from './merge.js';
 
 export interface AggregateOutcome {

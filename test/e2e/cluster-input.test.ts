@@ -5,6 +5,7 @@
  * inputs the spec allows are accepted.
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import type { HTTPValidationError } from '../../contracts/api/errors.js';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { jobManifest } from '../support/cluster-fixtures.js';
 import { edgeClient, poll, type EdgeClient, type Reply } from './support/edge.js';
@@ -64,7 +65,7 @@ const job = (name: string) => jobManifest(name, { command: ['true'] });
 function expectValidationError(reply: Reply, loc: (string | number)[]): void {
   expect(reply.status).toBe(422);
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
-  const [first] = reply.json.detail as { loc: unknown[]; msg: unknown; type: unknown }[];
+  const [first] = reply.json.detail as HTTPValidationError['detail'];
   expect(first?.loc.slice(0, loc.length)).toEqual(loc);
   expect([typeof first?.msg, typeof first?.type]).toEqual(['string', 'string']);
   expect(reply.body.length).toBeLessThan(12 * 1024);

@@ -4,6 +4,8 @@
  * simulator's clock, and a queued job submitted twice with one Idempotency-Key — one job, one run.
  */
 import { afterAll, beforeAll, expect, jest, test } from '@jest/globals';
+import type { QueuedJob, QueuedJobList } from '../../contracts/api/manifest-processor-central.js';
+import type { JobList } from '../../contracts/api/manifest-processor.js';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { edgeClient, poll, type EdgeClient } from './support/edge.js';
 
@@ -89,13 +91,13 @@ test('a queued job sent twice with one Idempotency-Key is one job, dispatched an
   expect(final.json.status).toBe('succeeded');
   // One queue record for the key, and one Kubernetes Job in the cluster.
   const queue = await edge.global({ path: '/api/v1/queue/jobs' });
-  const records = (queue.json.jobs as { idempotency_key: string | null }[]).filter(
+  const records = (queue.json.jobs as QueuedJobList['jobs']).filter(
     (j) => j.idempotency_key === 'edge-e2e-key-1',
   );
   expect(records).toHaveLength(1);
-  const k8s = final.json.k8s as { namespace: string; name: string };
+  const k8s = final.json.k8s as NonNullable<QueuedJob['k8s']>;
   const cluster = await edge.global({ path: '/api/v1/jobs', query: { namespace: k8s.namespace } });
-  const names = (cluster.json.jobs as { name: string }[]).map((j) => j.name);
+  const names = (cluster.json.jobs as JobList['jobs']).map((j) => j.name);
   expect(names.filter((n) => n === k8s.name)).toHaveLength(1);
 }, 40_000);
 

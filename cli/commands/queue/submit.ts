@@ -12,7 +12,8 @@ import { readSingleObject } from '../../input-files.js';
 import { FINAL_QUEUE_STATES, waitAndReport } from '../../job-wait.js';
 import { integerIn, keyValue, positiveNumber, regionName } from '../../options.js';
 import { recordOf } from '../../views/common.js';
-import { queuedJobView, type QueuedJob } from '../../views/queue.js';
+import type { QueuedJobSubmitted } from '../../../contracts/api/manifest-processor-central.js';
+import { queuedJobView } from '../../views/queue.js';
 import { waitTimeoutOption } from '../jobs/common.js';
 import { queuedJobPath } from './common.js';
 
@@ -83,7 +84,7 @@ async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<v
     },
     queuedJobView,
   );
-  const queued = recordOf<QueuedJob>(reply.json);
+  const queued = recordOf<QueuedJobSubmitted>(reply.json);
   if (queued.idempotent_replay === true)
     ctx.out.info('already queued with this key: this is the original job');
   if (options.wait === true) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { sortJobs, type JobView } from '../../../../cluster/manifest-processor/src/job-view.js';
 import { readAggregatorConfig } from '../../../../contracts/env/aggregator.js';
-import type { RegionResult } from '../../../../lambda/aggregator/fan-out.js';
+import type { RegionResult } from '../../../../contracts/api/aggregator.js';
 import {
   compareJobs,
   mergeDelete,
