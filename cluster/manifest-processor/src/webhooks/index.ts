@@ -15,6 +15,7 @@ export {
 } from './ssrf.js';
 export {
   DeliveryStore,
+  pendingDelivery,
   WebhookStore,
   type DeliveryRecord,
   type Webhook,
