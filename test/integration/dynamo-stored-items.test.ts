@@ -27,7 +27,7 @@ import {
   type DeliveryRecord,
   type Webhook,
   type WebhookEvent,
-} from '../../cluster/manifest-processor/src/webhooks/index.js';
+} from '../../cluster/manifest-processor/src/webhooks/store.js';
 import { TABLES, type TableDefinition } from '../../contracts/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { registerInferenceEndpoint } from '../../local/inference-endpoint.js';
