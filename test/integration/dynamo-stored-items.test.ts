@@ -22,11 +22,12 @@ import { TemplateStore } from '../../cluster/manifest-processor/src/templates/in
 import { deliveryId } from '../../cluster/manifest-processor/src/webhooks/events.js';
 import {
   DeliveryStore,
+  pendingDelivery,
   WebhookStore,
   type DeliveryRecord,
   type Webhook,
   type WebhookEvent,
-} from '../../cluster/manifest-processor/src/webhooks/index.js';
+} from '../../cluster/manifest-processor/src/webhooks/store.js';
 import { TABLES, type TableDefinition } from '../../contracts/tables.js';
 import { startLocalDynamo, type LocalDynamo } from '../../local/dynamodb.js';
 import { registerInferenceEndpoint } from '../../local/inference-endpoint.js';
@@ -271,29 +272,16 @@ async function fillWebhooks(): Promise<void> {
   // As the job watcher enqueues them.
   const enqueue = async (webhook: Webhook, event: WebhookEvent, uid: string, at: number, order: number) => {
     const id = deliveryId(webhook.webhook_id, uid, event);
-    const created = new Date(at).toISOString();
-    const record: DeliveryRecord = {
-      delivery_id: id,
-      webhook_id: webhook.webhook_id,
+    const record = pendingDelivery({
+      id,
+      webhookId: webhook.webhook_id,
       event,
-      job_uid: uid,
-      job_namespace: 'svc-jobs',
-      job_name: `job-${uid.slice(4, 8)}`,
+      job: { uid, namespace: 'svc-jobs', name: `job-${uid.slice(4, 8)}` },
       payload: JSON.stringify({ delivery_id: id, webhook_id: webhook.webhook_id, event, job: { uid } }),
-      status: 'pending',
-      attempts: 0,
-      version: 0,
-      next_attempt_at: at + order,
-      lease_owner: null,
-      lease_expires_at: null,
-      last_error: null,
-      last_status_code: null,
-      history: [],
-      created_at: created,
-      updated_at: created,
-      delivered_at: null,
-      expires_at: Math.floor(at / 1000) + 7 * 86_400,
-    };
+      now: at,
+      order,
+      retentionDays: 7,
+    });
     if (!(await deliveries.enqueue(record))) throw new Error(`enqueue of ${id} failed`);
     if (await deliveries.enqueue(record)) throw new Error(`second enqueue of ${id} succeeded`);
     return record;

@@ -5,7 +5,7 @@ import {
   TargetResolutionError,
   vetWebhookTarget,
   type Lookup,
-} from '../../../cluster/manifest-processor/src/webhooks/index.js';
+} from '../../../cluster/manifest-processor/src/webhooks/ssrf.js';
 
 const resolvesTo =
   (...addresses: string[]): Lookup =>

@@ -5,20 +5,7 @@ export { deliveryId, deriveJobEvents, jobPayload } from './events.js';
 export { WebhookMetrics } from './metrics.js';
 export { webhookRoutes, WEBHOOKS_PREFIX } from './routes.js';
 export { signatureHeader, verifySignature } from './signature.js';
-export {
-  classifyAddress,
-  parseWebhookUrl,
-  TargetRefusedError,
-  TargetResolutionError,
-  vetWebhookTarget,
-  type Lookup,
-} from './ssrf.js';
-export {
-  DeliveryStore,
-  WebhookStore,
-  type DeliveryRecord,
-  type Webhook,
-  type WebhookEvent,
-} from './store.js';
+export { type Lookup } from './ssrf.js';
+export { DeliveryStore, WebhookStore, type DeliveryRecord } from './store.js';
 export { JobEventWatcher } from './watcher.js';
 export { backoffMs, DeliveryWorker, isRetryableStatus } from './worker.js';

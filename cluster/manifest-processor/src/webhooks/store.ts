@@ -189,6 +189,49 @@ export interface DeliveryRecord {
   expires_at: number;
 }
 
+/** What the watcher knows of one (webhook, job, event) when it enqueues the delivery. */
+interface NewDelivery {
+  id: string;
+  webhookId: string;
+  event: WebhookEvent;
+  job: { uid: string; namespace: string; name: string };
+  /** The request body as JSON text (see DeliveryRecord.payload). */
+  payload: string;
+  /** Epoch ms of the enqueueing pass. */
+  now: number;
+  /** The event's place among those found in one pass. */
+  order: number;
+  retentionDays: number;
+}
+
+/** The outbox item the job watcher enqueues: pending, due at once, no attempt yet. */
+export function pendingDelivery(d: NewDelivery): DeliveryRecord {
+  const created = new Date(d.now).toISOString();
+  return {
+    delivery_id: d.id,
+    webhook_id: d.webhookId,
+    event: d.event,
+    job_uid: d.job.uid,
+    job_namespace: d.job.namespace,
+    job_name: d.job.name,
+    payload: d.payload,
+    status: 'pending',
+    attempts: 0,
+    version: 0,
+    // Events found in one pass keep their order in the index (started before completed).
+    next_attempt_at: d.now + d.order,
+    lease_owner: null,
+    lease_expires_at: null,
+    last_error: null,
+    last_status_code: null,
+    history: [],
+    created_at: created,
+    updated_at: created,
+    delivered_at: null,
+    expires_at: Math.floor(d.now / 1000) + d.retentionDays * 86_400,
+  };
+}
+
 function attemptFrom(value: unknown): AttemptRecord | undefined {
   const attempt = asMap(value);
   if (!attempt) return undefined;

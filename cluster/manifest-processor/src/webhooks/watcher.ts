@@ -10,7 +10,7 @@ import { pooledKubeConfig } from '../../../shared/kube.js';
 import { PolledTask, PollingLoop } from '../../../shared/polling-loop.js';
 import type { WebhookConfig } from './config.js';
 import { deliveryId, deriveJobEvents, jobPayload, type DeliveryPayload } from './events.js';
-import type { DeliveryRecord, DeliveryStore, Webhook, WebhookStore } from './store.js';
+import { pendingDelivery, type DeliveryStore, type Webhook, type WebhookStore } from './store.js';
 
 const PAGE_SIZE = 500;
 /** Ids known to be enqueued, so steady-state passes write nothing. Bounded; eviction only costs a write. */
@@ -125,30 +125,16 @@ export class JobEventWatcher extends PolledTask {
           timestamp: new Date(at).toISOString(),
           job: jobPayload(job, this.opts.source),
         };
-        const created = new Date(now).toISOString();
-        const record: DeliveryRecord = {
-          delivery_id: id,
-          webhook_id: webhook.webhook_id,
+        const record = pendingDelivery({
+          id,
+          webhookId: webhook.webhook_id,
           event,
-          job_uid: uid,
-          job_namespace: namespace,
-          job_name: job.metadata?.name ?? '',
+          job: { uid, namespace, name: job.metadata?.name ?? '' },
           payload: JSON.stringify(payload),
-          status: 'pending',
-          attempts: 0,
-          version: 0,
-          // Events found in one pass keep their order in the index (started before completed).
-          next_attempt_at: now + order,
-          lease_owner: null,
-          lease_expires_at: null,
-          last_error: null,
-          last_status_code: null,
-          history: [],
-          created_at: created,
-          updated_at: created,
-          delivered_at: null,
-          expires_at: Math.floor(now / 1000) + this.opts.config.retentionDays * 86_400,
-        };
+          now,
+          order,
+          retentionDays: this.opts.config.retentionDays,
+        });
         if (await this.opts.deliveries.enqueue(record)) enqueued += 1;
         this.remember(id);
       }
