@@ -7,8 +7,8 @@
  */
 import { Duration, Tags } from 'aws-cdk-lib';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { Peer, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
-import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Peer, Port } from 'aws-cdk-lib/aws-ec2';
+import type { IVpc, SubnetSelection, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import {
   ApplicationListenerRule,
   ApplicationLoadBalancer,
@@ -26,6 +26,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../contracts/routing.js';
 import type { AlbServiceName } from '../../contracts/routing.js';
+import { httpsFromVpcSecurityGroup } from './https-from-vpc.js';
 
 /**
  * TLS 1.3 with a TLS 1.2 fallback restricted to ECDHE + AES-GCM. The only clients are the platform's own
@@ -121,17 +122,11 @@ export class InternalAlb extends Construct {
 
   /** HTTPS from the VPC (the regional proxies) and, in an accelerator region, from the accelerator. */
   private addSecurityGroup(props: InternalAlbProps): SecurityGroup {
-    const securityGroup = new SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: 'Internal ALB: HTTPS from the VPC (regional proxies) and the accelerator',
-      // Egress only to the pods, added by the stack once the cluster exists.
-      allowAllOutbound: false,
+    // Egress only to the pods, added by the stack once the cluster exists.
+    const securityGroup = httpsFromVpcSecurityGroup(this, 'SecurityGroup', props.vpc, {
+      group: 'Internal ALB: HTTPS from the VPC (regional proxies) and the accelerator',
+      ingress: 'HTTPS from the VPC: the regional proxies',
     });
-    securityGroup.addIngressRule(
-      Peer.ipv4(props.vpc.vpcCidrBlock),
-      Port.tcp(443),
-      'HTTPS from the VPC: the regional proxies',
-    );
     if (props.acceptAccelerator) {
       securityGroup.addIngressRule(
         Peer.anyIpv4(),

@@ -18,9 +18,6 @@ import {
   GatewayVpcEndpointAwsService,
   InterfaceVpcEndpointAwsService,
   IpAddresses,
-  Peer,
-  Port,
-  SecurityGroup,
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
@@ -29,6 +26,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { availabilityZonesFor } from '../availability-zone-lookup.js';
 import type { AvailabilityZoneOptions } from '../availability-zone-lookup.js';
+import { httpsFromVpcSecurityGroup } from './https-from-vpc.js';
 import { logAllVpcTraffic } from './vpc-flow-logs.js';
 
 /** Address space of every regional VPC (regions are never peered, so they may share it). */
@@ -66,16 +64,10 @@ export class RegionalNetwork extends Construct {
     this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
     this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });
 
-    const endpointSecurityGroup = new SecurityGroup(this, 'EndpointSecurityGroup', {
-      vpc: this.vpc,
-      description: 'VPC interface endpoints: HTTPS from the VPC',
-      allowAllOutbound: false,
+    const endpointSecurityGroup = httpsFromVpcSecurityGroup(this, 'EndpointSecurityGroup', this.vpc, {
+      group: 'VPC interface endpoints: HTTPS from the VPC',
+      ingress: 'HTTPS from the VPC',
     });
-    endpointSecurityGroup.addIngressRule(
-      Peer.ipv4(this.vpc.vpcCidrBlock),
-      Port.tcp(443),
-      'HTTPS from the VPC',
-    );
     this.endpointSecurityGroup = endpointSecurityGroup;
     const interfaces: Record<string, InterfaceVpcEndpointAwsService> = {
       EcrApi: InterfaceVpcEndpointAwsService.ECR,

@@ -8,22 +8,19 @@
  * answered batch with `total` and `failed` (FailedRecordCount after its retries), which two metric
  * filters turn into metrics of the namespace `GCO/Analytics/<project>`.
  */
-import { Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { analyticsStreamName } from '../../contracts/analytics-resources.js';
 import { analyticsApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
 import { analyticsApiName } from '../names.js';
-import { AlarmSet } from './alarm-set.js';
 import type { AlarmSpec } from './alarm-set.js';
-import { AlarmTopic } from './alarm-topic.js';
+import { StackMonitoring } from './stack-monitoring.js';
 import { apiAlarmSpecs } from './api-alarms.js';
-import { addStackDashboard } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 
 /** Namespace of the events function's record counts (metric filters on its log group). */
@@ -90,22 +87,15 @@ export interface AnalyticsMonitoringProps {
   };
 }
 
-export class AnalyticsMonitoring extends Construct {
-  readonly topic: AlarmTopic;
-  readonly alarms: AlarmSet;
-
+export class AnalyticsMonitoring extends StackMonitoring {
   constructor(scope: Construct, id: string, props: AnalyticsMonitoringProps) {
-    super(scope, id);
+    super(scope, id, props.config.monitoring);
     const { config, functions: fns } = props;
-    const { stackName } = Stack.of(this);
+    const { alarms: set, stackName } = this;
     if (props.api.restApiName !== analyticsApiName(config)) {
       throw new Error(`${stackName}: the analytics API is not named ${analyticsApiName(config)}`);
     }
-    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
     addEventsRecordMetrics(this, fns.events.logGroup, config.projectName);
-
-    const set = new AlarmSet(this, 'Alarms', stackName);
-    this.alarms = set;
     const portable = portableAnalyticsAlarms(config);
     portable.api.forEach((s) => set.add(s));
     addFunctionAlarms(set, { id: 'admin', title: 'Analytics admin function', fn: fns.admin });
@@ -119,15 +109,10 @@ export class AnalyticsMonitoring extends Construct {
     const apiAndFunctions = set.entries.length;
     portable.stream.forEach((s) => set.add(s));
 
-    addStackDashboard(this, {
-      name: stackName,
-      composite: set.compose(this.topic.topic),
-      entries: set.entries,
-      sections: [
-        { title: 'Analytics API and functions', end: apiAndFunctions },
-        { title: 'Events stream and records' },
-      ],
-    });
+    this.addDashboard([
+      { title: 'Analytics API and functions', end: apiAndFunctions },
+      { title: 'Events stream and records' },
+    ]);
   }
 }
 

@@ -10,16 +10,16 @@ import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { ApiDefinition, RouteHandler } from '../../contracts/api-routes.js';
 import { TABLES } from '../../contracts/tables.js';
 import type { TableId } from '../../contracts/tables.js';
 import type { PlatformConfig } from '../config.js';
-import { AlarmSet } from './alarm-set.js';
-import { AlarmTopic } from './alarm-topic.js';
+import type { AlarmSet } from './alarm-set.js';
+import { StackMonitoring } from './stack-monitoring.js';
 import { addApiAlarms } from './api-alarms.js';
 import { portableAnalyticsAlarms } from './analytics-monitoring.js';
-import { addStackDashboard, crossRegionWidgets } from './dashboards.js';
+import { crossRegionWidgets } from './dashboards.js';
 import type { DashboardSection } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { portableRegionalAlarms } from './regional-monitoring.js';
@@ -45,17 +45,12 @@ const MONITORED_FUNCTIONS: readonly (readonly [RouteHandler, string, boolean])[]
   ['studio-login', 'Studio login', false],
 ];
 
-export class GlobalMonitoring extends Construct {
-  readonly topic: AlarmTopic;
-  readonly alarms: AlarmSet;
-
+export class GlobalMonitoring extends StackMonitoring {
   constructor(scope: Construct, id: string, props: GlobalMonitoringProps) {
-    super(scope, id);
+    super(scope, id, props.config.monitoring);
     const { config } = props;
-    const { region, stackName } = Stack.of(this);
-    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
-    const set = new AlarmSet(this, 'Alarms', stackName);
-    this.alarms = set;
+    const { region } = Stack.of(this);
+    const { alarms: set, stackName } = this;
 
     addApiAlarms(set, {
       id: 'global-api',
@@ -70,13 +65,7 @@ export class GlobalMonitoring extends Construct {
     if (props.webAcl) addWafAlarm(set, props.webAcl, stackName, region);
     addTableAlarms(set, props.tables);
 
-    addStackDashboard(this, {
-      name: stackName,
-      composite: set.compose(this.topic.topic),
-      entries: set.entries,
-      sections: [{ title: `Global stack (${region})` }],
-      more: otherStackSections(config, region),
-    });
+    this.addDashboard([{ title: `Global stack (${region})` }], otherStackSections(config, region));
   }
 }
 

@@ -10,15 +10,14 @@ import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ApplicationLoadBalancer, ApplicationTargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { regionalApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformConfig } from '../config.js';
 import { regionalApiName } from '../names.js';
-import { AlarmSet } from './alarm-set.js';
+import type { AlarmSet } from './alarm-set.js';
 import type { AlarmSpec } from './alarm-set.js';
-import { AlarmTopic } from './alarm-topic.js';
+import { StackMonitoring } from './stack-monitoring.js';
 import { apiAlarmSpecs } from './api-alarms.js';
-import { addStackDashboard } from './dashboards.js';
 import { addFunctionAlarms } from './function-alarms.js';
 import { platformMetric } from './metrics.js';
 import type { PlatformMetricId } from '../../contracts/platform-metrics.js';
@@ -93,20 +92,15 @@ export interface RegionalMonitoringProps {
   readonly albCertificate: ICertificate;
 }
 
-export class RegionalMonitoring extends Construct {
-  readonly topic: AlarmTopic;
-  readonly alarms: AlarmSet;
-
+export class RegionalMonitoring extends StackMonitoring {
   constructor(scope: Construct, id: string, props: RegionalMonitoringProps) {
-    super(scope, id);
+    super(scope, id, props.config.monitoring);
     const { config } = props;
-    const { region, stackName } = Stack.of(this);
+    const { region } = Stack.of(this);
+    const { alarms: set, stackName } = this;
     if (props.api.restApiName !== regionalApiName(config, region)) {
       throw new Error(`${stackName}: the regional API is not named ${regionalApiName(config, region)}`);
     }
-    this.topic = AlarmTopic.forStack(this, stackName, config.monitoring);
-    const set = new AlarmSet(this, 'Alarms', stackName);
-    this.alarms = set;
 
     const portable = portableRegionalAlarms(config, region);
     portable.api.forEach((s) => set.add(s));
@@ -126,16 +120,11 @@ export class RegionalMonitoring extends Construct {
     const alb = set.entries.length;
     portable.platform.forEach((s) => set.add(s));
 
-    addStackDashboard(this, {
-      name: stackName,
-      composite: set.compose(this.topic.topic),
-      entries: set.entries,
-      sections: [
-        { title: 'Regional API and proxies', end: apiAndFunctions },
-        { title: 'Internal load balancer', end: alb },
-        { title: 'Queue, webhooks, cost reports, certificates' },
-      ],
-    });
+    this.addDashboard([
+      { title: 'Regional API and proxies', end: apiAndFunctions },
+      { title: 'Internal load balancer', end: alb },
+      { title: 'Queue, webhooks, cost reports, certificates' },
+    ]);
   }
 }
 
