@@ -15,7 +15,7 @@ export async function bundleService(service: ClusterServiceName, outdir: string)
     outfile: resolve(outdir, `${service}.mjs`),
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24', // the images' runtime (node:24-alpine); the bundle test runs it on the project's Node 24
     format: 'esm',
     minify: true,
     sourcemap: true,
