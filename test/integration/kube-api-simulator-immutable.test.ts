@@ -481,6 +481,12 @@ describe('apps/v1 workloads', () => {
       mergePatch,
     );
     expect(ok.spec?.replicas).toBe(2);
+    // Echoing a server default (podManagementPolicy, claim volumeMode) is no change.
+    const echoed = await apps.patchNamespacedStatefulSet(
+      { name: 'db', namespace: NS, body: { spec: { podManagementPolicy: 'OrderedReady' } } },
+      mergePatch,
+    );
+    expect(echoed.spec?.podManagementPolicy).toBe('OrderedReady');
     const r = await refusal(
       apps.patchNamespacedStatefulSet(
         {
@@ -566,6 +572,12 @@ describe('core/v1', () => {
       },
     });
     const grow = { spec: { resources: { requests: { storage: '2Gi' } } } };
+    // The defaulted volumeMode echoed back is no change, even for a pending claim.
+    const echoed = await core.patchNamespacedPersistentVolumeClaim(
+      { name: 'data', namespace: NS, body: { spec: { volumeMode: 'Filesystem' } } },
+      mergePatch,
+    );
+    expect(echoed.spec?.volumeMode).toBe('Filesystem');
     // Pending claim: even requests are frozen.
     const pending = await refusal(
       core.patchNamespacedPersistentVolumeClaim({ name: 'data', namespace: NS, body: grow }, mergePatch),
