@@ -68,7 +68,9 @@ describe('dry-run', () => {
       );
       expect(invalid.code).toBe(422);
       expect(invalid.status.reason).toBe('Invalid');
-      expect(invalid.status.details?.causes?.map((c) => c.field)).toContain('spec.template.spec.restartPolicy');
+      expect(invalid.status.details?.causes?.map((c) => c.field)).toContain(
+        'spec.template.spec.restartPolicy',
+      );
 
       const name = uniqueName('conf-dry-dup');
       await target.core.createNamespacedConfigMap({

@@ -5,8 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import type { ConfigurationOptions, RequestContext, ResponseContext, V1Job, V1Pod } from '@kubernetes/client-node';
-import { ApiException } from '@kubernetes/client-node';
+import type {
+  ConfigurationOptions,
+  RequestContext,
+  ResponseContext,
+  V1Job,
+  V1Pod,
+} from '@kubernetes/client-node';
+import { ApiException, Observable } from '@kubernetes/client-node';
 
 import type { ConformanceTarget } from './target.js';
 import { patience } from './target.js';
@@ -20,7 +26,11 @@ export interface KubeStatus {
   code?: number;
   reason?: string;
   message?: string;
-  details?: { name?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+  details?: {
+    name?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 /** Awaits a call that must be refused and returns its HTTP code and parsed `Status` body. */
@@ -41,16 +51,19 @@ export async function refusal(call: Promise<unknown>): Promise<{ code: number; s
  * this middleware puts the JSON back, as kubectl or any other client would send it.
  */
 export function sendingVerbatim(body: unknown): ConfigurationOptions {
-  const middleware = {
-    pre: (context: RequestContext): Promise<RequestContext> => {
-      context.setBody(JSON.stringify(body));
-      return Promise.resolve(context);
-    },
-    post: (context: ResponseContext): Promise<ResponseContext> => Promise.resolve(context),
+  const text = JSON.stringify(body);
+  return {
+    middleware: [
+      {
+        pre: (context: RequestContext) => {
+          context.setBody(text);
+          return new Observable(Promise.resolve(context));
+        },
+        post: (context: ResponseContext) => new Observable(Promise.resolve(context)),
+      },
+    ],
+    middlewareMergeStrategy: 'append', // keep the configuration's own middleware (authentication)
   };
-  // The generated API types its options with observable middleware but wraps them as promise
-  // middleware at run time (PromiseAPI's wrapOptions), which is what this object is.
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' } as unknown as ConfigurationOptions;
 }
 
 /**
@@ -63,7 +76,8 @@ export function warningsOf(headers: Record<string, string>): string[] {
     .map(([, value]) => value)
     .join(', ');
   const texts: string[] = [];
-  for (const m of raw.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) texts.push((m[1] ?? '').replace(/\\(.)/g, '$1'));
+  for (const m of raw.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+    texts.push((m[1] ?? '').replace(/\\(.)/g, '$1'));
   return texts;
 }
 
