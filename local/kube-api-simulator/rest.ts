@@ -16,6 +16,7 @@ import {
 } from './field-validation.js';
 import type { Propagation } from './gc.js';
 import { deleteNamespaceContents, deleteWithDependents } from './gc.js';
+import { checkImmutableFields } from './immutability.js';
 import { MAX_GENERATE_NAME_PREFIX, randomSuffix } from './names.js';
 import { paginate, parseLimit } from './pagination.js';
 import type { PatchType } from './patch.js';
@@ -311,6 +312,7 @@ function update(
   }
   next.apiVersion = current.apiVersion;
   next.kind = current.kind;
+  checkImmutableFields(type, current, next, target.subresource);
   validateObject(next, type, false);
   return ctx.store.update(type, next, { dryRun });
 }
