@@ -155,9 +155,17 @@ describe('field validation: Strict', () => {
     patience.testMs,
   );
 
-  it(
-    'a merge patch with an unknown field is refused with 422 whose message holds the strict decoding error',
-    async () => {
+  it.each([
+    ['merge patch', PatchStrategy.MergePatch],
+    [
+      'strategic merge patch (what `kubectl apply` sends for an existing object)',
+      PatchStrategy.StrategicMergePatch,
+    ],
+  ])(
+    'a %s with an unknown field is refused with 422 whose `patch` cause holds the strict decoding error',
+    async (_kind, contentType) => {
+      // handlers/patch.go: the patched object fails strict decoding → errors.NewInvalid(…,
+      // field.Invalid(field.NewPath("patch"), …, "strict decoding error: …")), not a 400.
       const name = uniqueName('conf-strict-patch');
       await target.batch.createNamespacedJob({
         namespace: target.namespace,
@@ -171,12 +179,13 @@ describe('field validation: Strict', () => {
             body: { metadata: { annotations: { a: 'b' } }, spec: { backofLimit: 3 } },
             fieldValidation: 'Strict',
           },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          setHeaderOptions('Content-Type', contentType),
         ),
       );
       expect(code).toBe(422);
       expect(status.reason).toBe('Invalid');
       expect(status.message).toContain('strict decoding error: unknown field "spec.backofLimit"');
+      expect(status.details?.causes?.map((c) => c.field)).toContain('patch');
       const stored = await target.batch.readNamespacedJob({ name, namespace: target.namespace });
       expect(stored.metadata?.annotations?.a).toBeUndefined();
     },
