@@ -50,6 +50,15 @@ export default {
     { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.test.ts'] },
     // The local platform (or `npm start` itself) end to end.
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    // Platform-relevant Kubernetes behaviours against the simulator, or a real cluster when KUBECONFIG
+    // and GCO_CONFORMANCE_NAMESPACE are set (docs/conformance.md); setup/teardown own that namespace.
+    {
+      ...base,
+      displayName: 'conformance',
+      testMatch: ['<rootDir>/test/conformance/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/conformance/global-setup.ts',
+      globalTeardown: '<rootDir>/test/conformance/global-teardown.ts',
+    },
   ],
   // A global option: jest ignores it inside a project.
   testTimeout: 30000,
