@@ -307,9 +307,44 @@ function jsonPatchOpIssues(raw: string): string[] {
 }
 
 /**
+ * A value as Go's `%+v` prints decoded JSON (`map[spec:map[backofLimit:3]]`, keys sorted): how the
+ * strategic-merge patcher shows the patch in its Invalid error.
+ */
+function goValue(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
+  if (isRecord(value)) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goValue(value[k])}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : JSON.stringify(value);
+}
+
+/**
+ * A patched object that fails strict decoding is an Invalid error on the field `patch` (422), not a
+ * BadRequest: handlers/patch.go, `errors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+ * field.Invalid(field.NewPath("patch"), …, strictDecodingError.Error())})` for JSON, merge and
+ * strategic-merge patches alike.
+ * https://github.com/kubernetes/kubernetes/blob/release-1.34/staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go
+ */
+function patchInvalid(value: string, detail: string): KubeError {
+  return invalid('', '', '', [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+      field: 'patch',
+    },
+  ]);
+}
+
+/**
  * JSON, merge and strategic-merge patches: duplicates in the patch body (document order), then the
  * unknown fields of the patched object (sorted key order: upstream re-encodes the patched map and
- * strict-decodes it). Strict refuses them; Warn and Ignore drop the unknown fields from `patched`.
+ * strict-decodes it). Strict refuses them (422 on `patch`); Warn and Ignore drop the unknown fields from `patched`.
  */
 export function checkPatchFields(
   type: ResourceType,
@@ -329,8 +364,10 @@ export function checkPatchFields(
     ...bodyIssues,
     ...unknown.map((u) => strictText({ kind: 'unknown', path: u.path })),
   ]);
-  if (directive === 'Strict' && texts.length > 0)
-    throw badRequest(`strict decoding error: ${texts.join(', ')}`);
+  if (directive === 'Strict' && texts.length > 0) {
+    const value = patchType === 'strategic' ? goValue(JSON.parse(raw) as unknown) : JSON.stringify(patched);
+    throw patchInvalid(value, `strict decoding error: ${texts.join(', ')}`);
+  }
   drop(unknown);
   return directive === 'Warn' ? texts : [];
 }

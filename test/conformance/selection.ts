@@ -8,8 +8,6 @@ import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 
 /** Names the namespace the suite may use in a real cluster (and nothing else there). */
 const NAMESPACE_VARIABLE = 'GCO_CONFORMANCE_NAMESPACE';
-/** `simulator` forces the simulator even when KUBECONFIG is set (e.g. `npm test` on a workstation). */
-const TARGET_VARIABLE = 'GCO_CONFORMANCE_TARGET';
 /** Namespaces the suite refuses to work in: the cluster's own. */
 const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
 /** The label setupNamespace() puts on a namespace it created, so teardownNamespace() deletes only that. */
@@ -17,18 +15,14 @@ const CREATED_BY = { key: 'conformance.gco.dev/created-by', value: 'gco-conforma
 
 export type Selection = { kind: 'simulator' } | { kind: 'cluster'; namespace: string };
 
-/** Which target the environment asks for; throws (the suite refuses to run) on an unsafe setting. */
+/**
+ * Which target the environment asks for: a real cluster (KUBECONFIG's current context, or ~/.kube/config)
+ * only when GCO_CONFORMANCE_NAMESPACE names the namespace to work in, so a shell that merely exports
+ * KUBECONFIG never sends `npm test` to a cluster. Throws (the suite refuses to run) on an unsafe namespace.
+ */
 export function selectTarget(env: NodeJS.ProcessEnv = process.env): Selection {
-  if (env[TARGET_VARIABLE] === 'simulator' || !env.KUBECONFIG) return { kind: 'simulator' };
   const namespace = env[NAMESPACE_VARIABLE]?.trim();
-  if (!namespace) {
-    throw new Error(
-      `KUBECONFIG is set, but ${NAMESPACE_VARIABLE} is not: the conformance suite only runs against a real ` +
-        `cluster inside a namespace you name. Set ${NAMESPACE_VARIABLE}=<namespace> to run it against ` +
-        `the cluster in KUBECONFIG, or ${TARGET_VARIABLE}=simulator (or unset KUBECONFIG) to run it ` +
-        'against the simulator. See docs/conformance.md.',
-    );
-  }
+  if (!namespace) return { kind: 'simulator' };
   if (SYSTEM_NAMESPACES.has(namespace) || !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
     throw new Error(`${NAMESPACE_VARIABLE}=${namespace}: name a valid namespace of your own (not kube-*).`);
   }
