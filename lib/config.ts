@@ -4,6 +4,8 @@
 import type { App } from 'aws-cdk-lib';
 import { acceleratorSupports } from './accelerator-regions.js';
 import { azIdPrefix, EKS_EXCLUDED_AZ_IDS, isAvailabilityZoneId } from './availability-zones.js';
+import { missingServices } from './feature-regions.js';
+import type { RegionalFeature } from './feature-regions.js';
 import { ALL_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
 import type { PartitionInfo } from '../contracts/partition.js';
 
@@ -226,6 +228,7 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   const partition = checkOnePartition(r, base.regions, checkedGlobalRegion, analyticsRegion);
   const globalEndpointType = decideGlobalEndpointType(r, globalEndpointChoice, partition);
   checkAdminPrincipalPartitions(r, eks.adminPrincipalArns, partition);
+  checkFeatureRegions(r, base.globalRegion, analyticsEnvironment, analyticsApi);
 
   r.problems.push(...top.unknown);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
@@ -486,6 +489,33 @@ function readBackendHostname(r: Reader, projectName: string, internalDomain: str
     );
   }
   return backendHostname;
+}
+
+/**
+ * Refuses a feature in a region that lacks one of its services (lib/feature-regions.ts): the studio lives
+ * in the global stack (global_region), the warehouse in the analytics stack (analytics_api.region).
+ */
+function checkFeatureRegions(
+  r: Reader,
+  globalRegion: string,
+  analyticsEnvironment: AnalyticsEnvironmentConfig,
+  analyticsApi: AnalyticsApiConfig,
+): void {
+  const check = (feature: RegionalFeature, path: string, region: string, regionKey: string): void => {
+    for (const gap of missingServices(feature, region)) {
+      r.fail(
+        path,
+        `false while ${regionKey} is ${region}: the ${feature} needs ${gap.service}, which ${region} does not have (${gap.source})`,
+        'true',
+      );
+    }
+  };
+  if (analyticsEnvironment.enabled) {
+    check('studio', 'analytics_environment.enabled', globalRegion, 'global_region');
+  }
+  if (analyticsApi.enabled && analyticsApi.warehouseEnabled) {
+    check('warehouse', 'analytics_api.warehouse_enabled', analyticsApi.region, 'analytics_api.region');
+  }
 }
 
 /** EDGE where the partition has edge-optimized APIs, unless "regional" is chosen; "edge" elsewhere fails. */

@@ -34,3 +34,32 @@ export function isRegional(registry: string): boolean {
 export function imageUri(registry: string, service: string, tag: string): string {
   return `${registry}/${service}:${tag}`;
 }
+
+/**
+ * Third-party images the regional stack runs (the cost data source, lib/constructs/cost-data-source.ts),
+ * pinned to the versions of the pinned Helm charts. With `images.registry` set they are pulled from
+ * `<registry>/<name>:<tag>` instead, so a registry mirror must hold them under these names
+ * (docs/cost.md, "Images").
+ */
+export const THIRD_PARTY_IMAGES = {
+  // OpenCost chart 2.5.17's appVersion (https://github.com/opencost/opencost-helm-chart, Chart.yaml).
+  opencost: { upstream: 'ghcr.io/opencost/opencost', tag: '1.120.1' },
+  // prometheus chart 27.19.0's appVersion (prometheus-community/helm-charts, charts/prometheus/Chart.yaml).
+  prometheus: { upstream: 'quay.io/prometheus/prometheus', tag: 'v3.4.1' },
+  'prometheus-config-reloader': {
+    upstream: 'quay.io/prometheus-operator/prometheus-config-reloader',
+    tag: 'v0.83.0',
+  },
+} as const;
+
+export type ThirdPartyImageName = keyof typeof THIRD_PARTY_IMAGES;
+
+/** Repository and tag of a third-party image: upstream, or the configured registry's mirror of it. */
+export function thirdPartyImage(
+  name: ThirdPartyImageName,
+  registry: string | undefined,
+  region: string,
+): { readonly repository: string; readonly tag: string } {
+  const { upstream, tag } = THIRD_PARTY_IMAGES[name];
+  return { repository: registry ? `${registryInRegion(registry, region)}/${name}` : upstream, tag };
+}

@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 import { CLUSTER_NAMESPACE, loadManifestTemplates, renderManifests } from '../cluster-manifests.js';
 import type { ImagesConfig, RemovalPolicyName } from '../config.js';
 import { CLUSTER_DOCKERFILE, IMAGE_PLATFORM, imageUri, registryInRegion } from '../images.js';
+import { OPENCOST_URL } from './cost-data-source.js';
 import { CLUSTER_SERVICES, type ClusterServiceName } from '../../contracts/routing.js';
 import type { AlbServiceName } from '../../contracts/routing.js';
 import { dataRemovalPolicy } from '../retention.js';
@@ -315,6 +316,7 @@ function manifestValues(
     TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
     INTERNAL_CA_PEM: props.caCertificatePem,
     COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
+    OPENCOST_URL,
     PROJECT_NAME: props.projectName,
     METRICS_LOG_GROUP: metricsLogGroup.logGroupName,
     // The policy trusts the project's own image repository besides the configured registries.

@@ -7,6 +7,7 @@
  * - the accelerator endpoint group pointing at the ALB (accelerator regions only: a partition with Global
  *   Accelerator and a region it supports, lib/accelerator-regions.ts);
  * - the regional REST API with its in-VPC proxies, and its URL published for the aggregator;
+ * - the cost data source: OpenCost and its in-cluster Prometheus (Helm, pinned charts);
  * - the regional cost-report table and bucket (`removal_policy`; the table's name carries
  *   `resource_generation`).
  * Deploy after the global stack: it reads the signing-key and internal-CA secrets' replicas by name, and
@@ -35,6 +36,7 @@ import { suppressEksClusterInternals } from '../nag-suppressions.js';
 import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../../contracts/tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
+import { CostDataSource } from '../constructs/cost-data-source.js';
 import { InternalAlb } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';
 import { PlatformCluster } from '../constructs/platform-cluster.js';
@@ -68,6 +70,8 @@ export class RegionalStack extends PlatformStack {
   readonly proxies: RegionalProxies;
   readonly api: RegionalApi;
   readonly services: ClusterServices;
+  /** OpenCost and its Prometheus: cost-monitor's data source. */
+  readonly costDataSource: CostDataSource;
   /** Only in an accelerator region (`config.acceleratorRegions`). */
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
   /** Only when `monitoring.enabled`. */
@@ -121,6 +125,12 @@ export class RegionalStack extends PlatformStack {
     this.proxies = this.addProxies(apiDefinition, signingKeySecret);
     this.api = this.addApi(apiDefinition, removalPolicy);
     this.services = this.addServices(signingKeySecret);
+    // After cluster/k8s (the opencost namespace, its StorageClass and NetworkPolicies).
+    this.costDataSource = new CostDataSource(this, 'CostDataSource', {
+      cluster,
+      ...(config.images.source === 'prebuilt' ? { registry: config.images.registry } : {}),
+      after: this.services.manifests,
+    });
 
     if (config.acceleratorRegions.includes(region)) {
       if (!globalStack.acceleratorListener) {

@@ -5,7 +5,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import type { Stack } from 'aws-cdk-lib';
 import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
@@ -30,7 +31,8 @@ function build(context: Record<string, unknown>, account: string | undefined): P
     context,
     {
       analyticsReporting: false,
-      context: { 'aws:cdk:bundling-stacks': [] },
+      // As bin/app.ts: CDK's template validation findings (a resource type missing in a region) fail synth.
+      context: { 'aws:cdk:bundling-stacks': [], [VALIDATE_AGAINST_DEFAULT_RULES]: true },
     },
     account === undefined ? {} : { account },
   );
@@ -131,6 +133,18 @@ describe.each(configs)('%s', (name, _context, expectedStacks) => {
       expect(assembly.getStackByName(stack.stackName).tags).toEqual({ Project: built.config.projectName });
       expect(stack.templateOptions.description).toMatch(new RegExp(`^${built.config.projectName} `));
     }
+  });
+
+  test('CDK template validation passes as errors, and no stack carries a warning annotation', () => {
+    expect(() => built.app.synth()).not.toThrow();
+    // cdk-nag reports its warning-level rules as warnings too; those are its own report, not CDK's.
+    const warnings = stacksOf(built).flatMap((stack) =>
+      Annotations.fromStack(stack)
+        .findWarning('*', Match.anyValue())
+        .map((m) => `${stack.stackName}: ${String(m.entry.data)}`)
+        .filter((w) => !/: (AwsSolutions-|Serverless-|CdkNagValidationFailure)/.test(w)),
+    );
+    expect(warnings).toEqual([]);
   });
 
   test('every context lookup is answered (nothing left for the CLI to look up)', () => {

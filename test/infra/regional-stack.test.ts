@@ -7,13 +7,20 @@
  * content asserted here does not depend on either.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { AGGREGATOR_REGIONAL_ROUTES, regionalApiDefinition } from '../../contracts/api-routes.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import { CLUSTER_NAMESPACE, POD_HTTPS_PORT } from '../../lib/cluster-manifests.js';
 import { CLUSTER_SERVICES } from '../../contracts/routing.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/platform-rest-api.js';
+import {
+  COST_CHARTS,
+  COST_NAMESPACE,
+  OPENCOST_API_PORT,
+  OPENCOST_URL,
+} from '../../lib/constructs/cost-data-source.js';
+import { THIRD_PARTY_IMAGES } from '../../lib/images.js';
 import { ALB_ROUTES, defaultRoute, listenerRules } from '../../contracts/routing.js';
 import type { AlbServiceName } from '../../contracts/routing.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
@@ -27,6 +34,13 @@ interface Resource {
 }
 
 const build = (context: Json): PlatformApp => buildForAssertions(context);
+
+/** Warning annotations other than cdk-nag's own (its warning-level rules and validation notes). */
+const cdkWarnings = (stack: RegionalStack): string[] =>
+  Annotations.fromStack(stack)
+    .findWarning('*', Match.anyValue())
+    .map((m) => String(m.entry.data))
+    .filter((data) => !/^(AwsSolutions-|Serverless-|CdkNagValidationFailure)/.test(data));
 
 const resources = (template: Template, type: string): [string, Resource][] =>
   Object.entries(template.findResources(type) as Record<string, Resource>);
@@ -717,6 +731,156 @@ describe('default config (commercial partition, regional API closed to the accou
       'xray:PutTelemetryRecords', // X-Ray tracing of the Lambda functions
       'xray:PutTraceSegments',
     ]);
+  });
+
+  describe('cost data source: OpenCost and its in-cluster Prometheus (docs/cost.md)', () => {
+    type Chart = { Properties: Json; DependsOn?: string[] };
+    const charts = (): Map<string, [string, Chart]> =>
+      new Map(
+        Object.entries(template.findResources('Custom::AWSCDK-EKS-HelmChart') as Record<string, Chart>).map(
+          ([id, chart]) => [chart.Properties.Release as string, [id, chart]],
+        ),
+      );
+    const chartOf = (release: string): [string, Chart] => {
+      const found = charts().get(release);
+      if (!found) throw new Error(`no Helm release ${release}`);
+      return found;
+    };
+    const valuesOf = (release: string): Json =>
+      JSON.parse(joined(chartOf(release)[1].Properties.Values)) as Json;
+
+    test('exactly two Helm releases, pinned charts, in the opencost namespace, not creating it', () => {
+      expect([...charts().keys()].sort()).toEqual(['opencost', 'prometheus']);
+      for (const [release, chart] of Object.entries(COST_CHARTS)) {
+        expect(chartOf(release)[1].Properties).toMatchObject({
+          Chart: chart.chart,
+          Repository: chart.repository,
+          Version: chart.version,
+          Namespace: COST_NAMESPACE,
+          Wait: true,
+        });
+      }
+    });
+
+    test('OpenCost reads the in-cluster Prometheus, runs the pinned image, no UI', () => {
+      const values = valuesOf('opencost') as { opencost: Json; fullnameOverride: string };
+      expect(values.fullnameOverride).toBe('opencost');
+      expect(values.opencost).toMatchObject({
+        ui: { enabled: false },
+        prometheus: {
+          internal: {
+            enabled: true,
+            serviceName: 'prometheus-server',
+            namespaceName: COST_NAMESPACE,
+            port: 80,
+          },
+        },
+        exporter: {
+          image: { fullImageName: `ghcr.io/opencost/opencost:${THIRD_PARTY_IMAGES.opencost.tag}` },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            runAsNonRoot: true,
+            readOnlyRootFilesystem: true,
+          },
+        },
+      });
+    });
+
+    test('Prometheus: server only, persistent, pinned images, scrapes OpenCost on its API port', () => {
+      const values = valuesOf('prometheus') as Json & { server: Json; extraScrapeConfigs: string };
+      for (const off of [
+        'alertmanager',
+        'prometheus-pushgateway',
+        'prometheus-node-exporter',
+        'kube-state-metrics',
+      ]) {
+        expect(values[off]).toEqual({ enabled: false });
+      }
+      expect(values.server).toMatchObject({
+        image: { repository: 'quay.io/prometheus/prometheus', tag: THIRD_PARTY_IMAGES.prometheus.tag },
+        persistentVolume: { enabled: true, storageClass: 'gco-ebs-gp3' },
+      });
+      expect(values.extraScrapeConfigs).toContain('job_name: opencost');
+      expect(values.extraScrapeConfigs).toContain(`port: ${OPENCOST_API_PORT}`);
+    });
+
+    test('both releases wait for the cluster/k8s manifests; OpenCost after Prometheus', () => {
+      const manifestIds = resources(template, 'Custom::AWSCDK-EKS-KubernetesResource').map(([id]) => id);
+      const [prometheusId, prometheus] = chartOf('prometheus');
+      const [, opencost] = chartOf('opencost');
+      const namespacesFile = manifestIds.find((id) => id.includes('00namespaces'));
+      expect(namespacesFile).toBeDefined();
+      expect(prometheus.DependsOn).toEqual(expect.arrayContaining([namespacesFile]));
+      expect(opencost.DependsOn).toEqual(expect.arrayContaining([prometheusId, namespacesFile]));
+    });
+
+    test("cost-monitor's OPENCOST_URL is the OpenCost Service", () => {
+      const deployment = appliedManifests(template).find(
+        (d) => d.kind === 'Deployment' && (d.metadata as Json).name === 'cost-monitor',
+      ) as { spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } } };
+      const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+      expect(env.find((e) => e.name === 'OPENCOST_URL')?.value).toBe(OPENCOST_URL);
+      expect(OPENCOST_URL).toBe('http://opencost.opencost.svc:9003');
+    });
+
+    test('NetworkPolicies: OpenCost admits cost-monitor and Prometheus on 9003; Prometheus admits OpenCost', () => {
+      const policies = appliedManifests(template).filter(
+        (d) => d.kind === 'NetworkPolicy' && (d.metadata as Json).namespace === COST_NAMESPACE,
+      ) as { metadata: { name: string }; spec: Json }[];
+      const byName = new Map(policies.map((p) => [p.metadata.name, p.spec]));
+      expect([...byName.keys()].sort()).toEqual([
+        'default-deny-ingress',
+        'opencost-from-cost-monitor-and-prometheus',
+        'prometheus-from-opencost',
+      ]);
+      expect(byName.get('default-deny-ingress')).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+      expect(byName.get('opencost-from-cost-monitor-and-prometheus')).toEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'opencost' } },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: [
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': CLUSTER_NAMESPACE } },
+                podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cost-monitor' } },
+              },
+              { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
+            ],
+            ports: [{ protocol: 'TCP', port: OPENCOST_API_PORT }],
+          },
+        ],
+      });
+      expect(byName.get('prometheus-from-opencost')).toEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'opencost' } } }],
+            ports: [{ protocol: 'TCP', port: 9090 }],
+          },
+        ],
+      });
+    });
+
+    test('no AWS permission for the cost data source: no role or Pod Identity association for it', () => {
+      const associations = resources(template, 'AWS::EKS::PodIdentityAssociation').map(
+        ([, a]) => a.Properties.Namespace,
+      );
+      expect(new Set(associations)).toEqual(new Set([CLUSTER_NAMESPACE]));
+    });
+
+    test('the Auto Mode EBS StorageClass of the Prometheus volume: gp3, encrypted', () => {
+      const storageClass = appliedManifests(template).find((d) => d.kind === 'StorageClass') as Json;
+      expect(storageClass).toMatchObject({
+        metadata: { name: 'gco-ebs-gp3' },
+        provisioner: 'ebs.csi.eks.amazonaws.com',
+        parameters: { type: 'gp3', encrypted: 'true' },
+      });
+    });
+  });
+
+  test('no warning annotation on the stack (CDK region and deprecation warnings are errors here)', () => {
+    expect(cdkWarnings(stack)).toEqual([]);
   });
 
   test('cdk-nag: no unsuppressed AwsSolutions or Serverless error', () => {

@@ -77,6 +77,8 @@ describe('cluster/k8s templates', () => {
     expect(rendered[0]?.documents.filter((d) => d.kind === 'Namespace').map(nameOf)).toEqual([
       CLUSTER_NAMESPACE,
       'svc-jobs',
+      // OpenCost and its Prometheus (lib/constructs/cost-data-source.ts).
+      'opencost',
     ]);
     for (const doc of docs) {
       expect(typeof doc.apiVersion).toBe('string');

@@ -681,3 +681,51 @@ describe('images', () => {
     onlyProblem({ images }, path);
   });
 });
+
+describe('features refused where their services do not exist (lib/feature-regions.ts)', () => {
+  const studio = (globalRegion: string, regions: string[]) => ({
+    global_region: globalRegion,
+    regions,
+    analytics_environment: { enabled: true },
+  });
+
+  test.each([
+    ['ca-west-1', ['ca-west-1'], 'SageMaker'],
+    ['mx-central-1', ['us-east-1'], 'SageMaker'],
+    ['ap-south-2', ['ap-south-2'], 'SageMaker'],
+    ['ap-southeast-4', ['ap-southeast-4'], 'SageMaker'],
+    ['cn-north-1', ['cn-north-1'], 'Cognito'],
+    ['cn-northwest-1', ['cn-north-1'], 'Cognito'],
+  ])('the studio in %s is refused, naming the region and %s', (region, regions, service) => {
+    const p = onlyProblem(studio(region, regions), 'analytics_environment.enabled');
+    expect(p.expected).toContain(`global_region is ${region}`);
+    expect(p.expected).toContain(service);
+    expect(p.expected).toMatch(/https:\/\//);
+    expect(p.received).toBe('true');
+  });
+
+  test('the message of the ConfigError names the service and the region', () => {
+    expect(() => loadConfig(studio('ca-west-1', ['ca-west-1']))).toThrow(
+      /analytics_environment\.enabled.*ca-west-1.*SageMaker AI domains/,
+    );
+  });
+
+  test.each(['us-east-2', 'eu-west-1', 'us-gov-west-1'])('the studio in %s is accepted', (region) => {
+    expect(loadConfig(studio(region, [region])).analyticsEnvironment.enabled).toBe(true);
+  });
+
+  test('the studio switched off in ca-west-1 is fine: only an enabled feature is checked', () => {
+    expect(loadConfig({ global_region: 'ca-west-1', regions: ['ca-west-1'] }).globalRegion).toBe('ca-west-1');
+  });
+
+  test('the warehouse is accepted wherever Redshift Serverless exists (every known region today)', () => {
+    for (const region of ['us-east-1', 'cn-north-1', 'us-gov-west-1', 'mx-central-1']) {
+      const config = loadConfig({
+        global_region: region,
+        regions: [region],
+        analytics_api: { enabled: true, warehouse_enabled: true },
+      });
+      expect(config.analyticsApi.warehouseEnabled).toBe(true);
+    }
+  });
+});
