@@ -7,6 +7,16 @@
  * Read by lib/config.ts like its own sections: every problem is reported with its cdk.json path.
  */
 
+/** The NodePool's name (cluster-scoped): `kubectl get nodepool gpu`; nodes carry `karpenter.sh/nodepool: gpu`. */
+export const GPU_NODE_POOL_NAME = 'gpu';
+
+/**
+ * The taint on every node of the pool. Its key is the extended resource's name, so EKS's
+ * ExtendedResourceToleration admission lets exactly the pods requesting nvidia.com/gpu onto the nodes
+ * (lib/constructs/gpu-node-pool.ts).
+ */
+export const GPU_NODE_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' } as const;
+
 /** NVIDIA GPU instance categories Auto Mode can launch (G: graphics/inference, P: training). */
 const GPU_INSTANCE_CATEGORIES = ['g', 'p'] as const;
 type GpuInstanceCategory = (typeof GPU_INSTANCE_CATEGORIES)[number];

@@ -17,13 +17,7 @@
  */
 import { KubernetesManifest, type ICluster } from 'aws-cdk-lib/aws-eks-v2';
 import { Construct } from 'constructs';
-import type { GpuNodePoolConfig } from '../gpu-node-pool-config.js';
-
-/** The NodePool's name (cluster-scoped): `kubectl get nodepool gpu`. */
-export const GPU_NODE_POOL_NAME = 'gpu';
-
-/** The taint on every node of the pool; its key is the extended resource's name (see above). */
-export const GPU_NODE_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' } as const;
+import { GPU_NODE_POOL_NAME, GPU_NODE_TAINT, type GpuNodePoolConfig } from '../gpu-node-pool-config.js';
 
 /**
  * Empty GPU nodes are removed after this long. Only empty ones (WhenEmpty): consolidating under-used
