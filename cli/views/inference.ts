@@ -20,11 +20,6 @@ export interface EndpointView {
   regions: Record<string, EndpointRegionStatus>;
 }
 
-/** What GET /api/v1/inference/endpoints answers. */
-export interface EndpointList {
-  endpoints: EndpointView[];
-}
-
 const endpointName = (e: Fields<EndpointView>) => text(e.name);
 
 /** `image (weight%)` of a canary, or nothing. */
@@ -41,6 +36,7 @@ const regionStates = (e: Fields<EndpointView>): string => {
   return names.map((r) => `${r}=${text(recordOf<EndpointRegionStatus>(regions[r]).state) || '-'}`).join(' ');
 };
 
+/** GET /api/v1/inference/endpoints: `{endpoints: [EndpointView…]}`. */
 export const endpointListView = listView<EndpointView>(
   'endpoints',
   [

@@ -39,7 +39,7 @@ interface Progress {
 }
 
 /** The state of every listed region against the desired state of the endpoint's current generation. */
-export function progressOf(body: unknown): Progress {
+function progressOf(body: unknown): Progress {
   const endpoint = recordOf<EndpointView>(body);
   const spec = recordOf<EndpointSpec>(endpoint.spec);
   const regions = recordOf<Record<string, EndpointRegionStatus>>(endpoint.regions);
