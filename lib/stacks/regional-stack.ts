@@ -37,6 +37,7 @@ import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../../contracts/tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
 import { CostDataSource } from '../constructs/cost-data-source.js';
+import { GpuNodePool } from '../constructs/gpu-node-pool.js';
 import { InternalAlb } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';
 import { PlatformCluster } from '../constructs/platform-cluster.js';
@@ -76,6 +77,8 @@ export class RegionalStack extends PlatformStack {
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
   /** Only when `monitoring.enabled`. */
   readonly monitoring?: RegionalMonitoring;
+  /** Only when `gpu_node_pool.enabled`. */
+  readonly gpuNodePool?: GpuNodePool;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     const { region, globalStack, ...platformProps } = props;
@@ -131,6 +134,9 @@ export class RegionalStack extends PlatformStack {
       ...(config.images.source === 'prebuilt' ? { registry: config.images.registry } : {}),
       after: this.services.manifests,
     });
+    if (config.gpuNodePool.enabled) {
+      this.gpuNodePool = new GpuNodePool(this, 'GpuNodePool', { cluster, config: config.gpuNodePool });
+    }
 
     if (config.acceleratorRegions.includes(region)) {
       if (!globalStack.acceleratorListener) {
