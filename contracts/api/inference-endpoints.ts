@@ -9,7 +9,7 @@ import { NullableString, StringMap } from './schema.js';
 
 const EndpointCanaryView = Type.Object({ image: Type.String(), weight: Type.Integer() });
 
-export const EndpointSpecView = Type.Object({
+const EndpointSpecView = Type.Object({
   image: Type.String(),
   container_port: Type.Integer(),
   serving_paths: Type.Array(Type.String()),
@@ -28,7 +28,7 @@ export const EndpointSpecView = Type.Object({
 });
 
 /** What one region's reconciler last reported (contracts/inference-endpoints.ts EndpointRegionStatus). */
-export const EndpointRegionView = Type.Object({
+const EndpointRegionView = Type.Object({
   state: Type.String(),
   reason: Type.Optional(Type.String()),
   observed_generation: Type.Optional(Type.Integer()),
@@ -52,11 +52,10 @@ export const InferenceEndpointView = Type.Object({
 });
 export type InferenceEndpointView = Static<typeof InferenceEndpointView>;
 
-export const InferenceEndpointList = Type.Object({
+const InferenceEndpointList = Type.Object({
   endpoints: Type.Array(InferenceEndpointView),
   count: Type.Integer(),
 });
-export type InferenceEndpointList = Static<typeof InferenceEndpointList>;
 
 const common = { 403: EnvelopeRejected, 422: HTTPValidationError };
 const withBody = { ...common, 413: BodyTooLarge };

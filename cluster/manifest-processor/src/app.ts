@@ -1,7 +1,7 @@
 /**
  * manifest-processor: submits, validates and deletes cluster manifests; lists, inspects, retries and
- * deletes jobs; and fronts the central job queue, job templates, webhooks and this region's cost-monitor
- * (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
+ * deletes jobs; and fronts the central job queue, job templates, webhooks, the inference endpoint
+ * lifecycle (docs/inference-endpoints.md) and this region's cost-monitor (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
  */
 import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
@@ -56,14 +56,12 @@ export interface ManifestProcessorDeps {
   /** This region's cost-monitor behind /api/v1/cost (left out with the central tables in such tests). */
   cost?: CostMonitorClient;
   /** The inference endpoint lifecycle behind /api/v1/inference/endpoints (left out like the central tables). */
-  inferenceEndpoints?: InferenceEndpointDeps;
-}
-
-export interface InferenceEndpointDeps {
-  store: InferenceEndpointStore;
-  config: InferenceEndpointConfig;
-  /** The regions an endpoint may list (DEPLOYMENT_REGIONS, as the queue's target regions). */
-  deploymentRegions: readonly string[];
+  inferenceEndpoints?: {
+    store: InferenceEndpointStore;
+    config: InferenceEndpointConfig;
+    /** The regions an endpoint may list (DEPLOYMENT_REGIONS, as the queue's target regions). */
+    deploymentRegions: readonly string[];
+  };
 }
 
 export async function createManifestProcessor(deps: ManifestProcessorDeps): Promise<Service> {

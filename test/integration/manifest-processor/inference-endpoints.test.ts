@@ -288,6 +288,8 @@ describe('inference endpoint lifecycle API', () => {
       ['canary', `${path}/canary`, { image: 'evil/x', weight: 10 }, 422],
       ['canary', `${path}/canary`, { image: IMAGE_2, weight: 10, extra: true }, 422],
       ['stop', `${path}/stop`, { force: true }, 422],
+      ['stop', `${path}/stop`, null, 422],
+      ['start', `${path}/start`, [], 422],
     ];
     for (const [, url, request, status] of cases) {
       const answer = await call('POST', url, request);

@@ -15,7 +15,7 @@ export interface InferenceEndpointConfig {
   maxReplicas: number;
 }
 
-export const INFERENCE_ENDPOINT_DEFAULTS = { maxReplicas: 100 } as const;
+const INFERENCE_ENDPOINT_DEFAULTS = { maxReplicas: 100 } as const;
 
 export function loadInferenceEndpointConfig(env: EnvSource = process.env): InferenceEndpointConfig {
   return readContract(env, (read) => ({

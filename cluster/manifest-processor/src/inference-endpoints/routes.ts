@@ -51,7 +51,7 @@ function refuse(items: ValidationErrorItem[]): void {
 
 /** The operations whose body carries nothing required may be sent without one: it reads as `{}`. */
 async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
+  if (request.body === undefined) request.body = {};
 }
 
 function createRoute(app: ServiceApp, deps: InferenceEndpointRouteDeps): void {
