@@ -74,6 +74,9 @@ const CENTRAL_TABLE_ACCESS: Readonly<Record<ClusterServiceName, readonly [TableD
     [TABLES.jobTemplates, ['GetItem', 'PutItem', 'DeleteItem', 'Scan']],
     [TABLES.webhooks, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
     [TABLES.webhookDeliveries, ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'Scan']],
+    // The endpoint lifecycle API writes spec and generation; the region's reconciler its region's
+    // status, and the last one removes a deleted record (docs/inference-endpoints.md).
+    [TABLES.inferenceEndpoints, ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Scan']],
   ],
   'health-monitor': [],
   'inference-proxy': [[TABLES.inferenceEndpoints, ['GetItem']]],
