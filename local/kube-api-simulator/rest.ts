@@ -9,6 +9,7 @@ import type { SimContext } from './context.js';
 import { applyDefaults, qosClass } from './defaults.js';
 import type { Propagation } from './gc.js';
 import { deleteNamespaceContents, deleteWithDependents } from './gc.js';
+import { checkImmutableFields } from './immutability.js';
 import { MAX_GENERATE_NAME_PREFIX, randomSuffix } from './names.js';
 import { paginate, parseLimit } from './pagination.js';
 import type { PatchType } from './patch.js';
@@ -289,6 +290,7 @@ function update(
   }
   next.apiVersion = current.apiVersion;
   next.kind = current.kind;
+  checkImmutableFields(type, current, next, target.subresource);
   validateObject(next, type, false);
   return ctx.store.update(type, next, { dryRun });
 }
