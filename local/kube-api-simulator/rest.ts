@@ -7,6 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { admitCreate } from './admission.js';
 import type { SimContext } from './context.js';
 import { applyDefaults, qosClass } from './defaults.js';
+import {
+  checkApplyFields,
+  checkBodyFields,
+  checkPatchFields,
+  fieldValidationOf,
+  warningHeaders,
+} from './field-validation.js';
 import type { Propagation } from './gc.js';
 import { deleteNamespaceContents, deleteWithDependents } from './gc.js';
 import { checkImmutableFields } from './immutability.js';
@@ -46,7 +53,14 @@ export interface Target {
 export interface Reply {
   status: number;
   body: unknown;
-  headers?: Record<string, string>;
+  /** A header with several values (one `Warning` per warning) is an array. */
+  headers?: Record<string, string | string[]>;
+}
+
+/** Adds one `Warning` header per field-validation warning. */
+function withWarnings(reply: Reply, warnings: string[]): Reply {
+  if (warnings.length > 0) reply.headers = { ...reply.headers, Warning: warningHeaders(warnings) };
+  return reply;
 }
 
 const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
@@ -187,15 +201,23 @@ export function ensureDefaultServiceAccount(ctx: SimContext, namespace: string):
   });
 }
 
-export function create(ctx: SimContext, target: Target, body: unknown, query: URLSearchParams): Reply {
+export function create(
+  ctx: SimContext,
+  target: Target,
+  body: unknown,
+  query: URLSearchParams,
+  raw = '',
+): Reply {
   if (target.subresource)
     throw methodNotAllowed(`the server does not allow this method on the requested resource`);
   if (target.type.namespaced && !target.namespace) {
     throw methodNotAllowed('the server does not allow this method on the requested resource');
   }
+  const directive = fieldValidationOf(query, 'CreateOptions');
   const obj = objectFromBody(target, body);
+  const warnings = checkBodyFields(target.type, target.version, raw, obj, directive);
   const created = createObject(ctx, target.type, obj, isDryRun(query));
-  return { status: 201, body: present(ctx, target.type, created, target.version) };
+  return withWarnings({ status: 201, body: present(ctx, target.type, created, target.version) }, warnings);
 }
 
 function getExisting(ctx: SimContext, target: Target): KubeObject {
@@ -295,13 +317,21 @@ function update(
   return ctx.store.update(type, next, { dryRun });
 }
 
-export function replace(ctx: SimContext, target: Target, body: unknown, query: URLSearchParams): Reply {
+export function replace(
+  ctx: SimContext,
+  target: Target,
+  body: unknown,
+  query: URLSearchParams,
+  raw = '',
+): Reply {
   if (target.subresource && target.subresource !== 'status') throw notFoundSub(target);
+  const directive = fieldValidationOf(query, 'UpdateOptions');
   const obj = objectFromBody(target, body);
   if (!obj.metadata.name) obj.metadata.name = target.name ?? '';
   const current = getExisting(ctx, target);
+  const warnings = checkBodyFields(target.type, target.version, raw, obj, directive, current);
   const updated = update(ctx, target, current, obj, isDryRun(query));
-  return { status: 200, body: present(ctx, target.type, updated, target.version) };
+  return withWarnings({ status: 200, body: present(ctx, target.type, updated, target.version) }, warnings);
 }
 
 export function patch(
@@ -310,11 +340,14 @@ export function patch(
   patchType: PatchType,
   body: unknown,
   query: URLSearchParams,
+  raw = '',
 ): Reply {
   if (target.subresource && target.subresource !== 'status') throw notFoundSub(target);
   const dryRun = isDryRun(query);
+  const directive = fieldValidationOf(query, 'PatchOptions');
   const { type } = target;
   const name = target.name ?? '';
+  let warnings: string[] = [];
   if (patchType === 'apply') {
     const fieldManager = query.get('fieldManager');
     if (!fieldManager) {
@@ -332,15 +365,18 @@ export function patch(
         `the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`,
       );
     }
+    warnings = checkApplyFields(type, target.version, raw, applied, directive, target.namespace, name);
     const existing = ctx.store.get(type, target.namespace, name);
     if (!existing) {
       if (target.subresource) throw notFound(ref(type), name);
       const created = createObject(ctx, type, applied, dryRun);
-      return { status: 201, body: present(ctx, type, created, target.version) };
+      return withWarnings({ status: 201, body: present(ctx, type, created, target.version) }, warnings);
     }
   }
   const current = getExisting(ctx, target);
   const patched = applyPatch(patchType, current, body);
+  if (patchType !== 'apply')
+    warnings = checkPatchFields(type, target.version, patchType, raw, current, patched, directive);
   if (!isRecord(patched) || !isRecord(patched.metadata)) {
     throw new KubeError(
       422,
@@ -358,7 +394,7 @@ export function patch(
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   const updated = update(ctx, target, current, proposed, dryRun);
-  return { status: 200, body: present(ctx, type, updated, target.version) };
+  return withWarnings({ status: 200, body: present(ctx, type, updated, target.version) }, warnings);
 }
 
 function propagationOf(

@@ -8,6 +8,8 @@ export type Route =
   | { kind: 'version' }
   | { kind: 'health' }
   | { kind: 'openapiV2' }
+  | { kind: 'openapiV3Root' }
+  | { kind: 'openapiV3'; group: string; version: string }
   | { kind: 'apiVersions' }
   | { kind: 'groupList' }
   | { kind: 'group'; group: string }
@@ -37,6 +39,7 @@ export function route(registry: ResourceRegistry, pathname: string): Route {
   const [first] = segs;
   if (segs.length === 1 && first === 'version') return { kind: 'version' };
   if (segs.length === 2 && first === 'openapi' && segs[1] === 'v2') return { kind: 'openapiV2' };
+  if (first === 'openapi' && segs[1] === 'v3') return openapiV3Route(segs.slice(2));
   if (segs.length === 1 && (first === 'healthz' || first === 'readyz' || first === 'livez'))
     return { kind: 'health' };
   let group: string;
@@ -77,4 +80,15 @@ export function route(registry: ResourceRegistry, pathname: string): Route {
   if (name !== undefined) r.name = name;
   if (subresource !== undefined) r.subresource = subresource;
   return r;
+}
+
+/** `/openapi/v3`, `/openapi/v3/api/{version}`, `/openapi/v3/apis/{group}/{version}`. */
+function openapiV3Route(rest: string[]): Route {
+  const [first, second, third] = rest;
+  if (rest.length === 0) return { kind: 'openapiV3Root' };
+  if (rest.length === 2 && first === 'api' && second)
+    return { kind: 'openapiV3', group: '', version: second };
+  if (rest.length === 3 && first === 'apis' && second && third)
+    return { kind: 'openapiV3', group: second, version: third };
+  return { kind: 'notFound' };
 }

@@ -12,6 +12,7 @@ import type { SimContext } from './context.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
 import { parseLogQuery, renderLog, stripTimestamp } from './logs.js';
 import { metricsGet } from './metrics.js';
+import { openapiV3Document, openapiV3Root } from './openapi-v3.js';
 import { patchTypeOf } from './patch.js';
 import type { Reply, Target } from './rest.js';
 import { create, getObject, list, listObjects, patch, remove, removeCollection, replace } from './rest.js';
@@ -221,6 +222,13 @@ async function dispatch(
         return { status: 200, text: 'ok' };
       case 'openapiV2':
         return { status: 200, bytes: OPENAPI_V2_EMPTY, contentType: OPENAPI_V2_PROTOBUF };
+      case 'openapiV3Root':
+        return { status: 200, body: openapiV3Root(ctx.registry) };
+      case 'openapiV3': {
+        const doc = openapiV3Document(ctx.registry, r.group, r.version);
+        if (doc === undefined) throw notFoundPath();
+        return { status: 200, bytes: Buffer.from(doc), contentType: 'application/json' };
+      }
       case 'apiVersions':
         return { status: 200, body: apiVersions(serverAddress) };
       case 'groupList':
@@ -261,17 +269,17 @@ async function dispatch(
     case 'POST':
       if (r.name !== undefined)
         throw methodNotAllowed('the server does not allow this method on the requested resource');
-      return create(ctx, target, parseJsonBody(raw, contentType, true), query);
+      return create(ctx, target, parseJsonBody(raw, contentType, true), query, raw.toString('utf8'));
     case 'PUT':
       if (r.name === undefined)
         throw methodNotAllowed('the server does not allow this method on the requested resource');
-      return replace(ctx, target, parseJsonBody(raw, contentType, true), query);
+      return replace(ctx, target, parseJsonBody(raw, contentType, true), query, raw.toString('utf8'));
     case 'PATCH': {
       if (r.name === undefined)
         throw methodNotAllowed('the server does not allow this method on the requested resource');
       const type = patchTypeOf(contentType);
       if (!type) throw unsupportedMediaType(contentType);
-      return patch(ctx, target, type, parseJsonBody(raw, contentType, true), query);
+      return patch(ctx, target, type, parseJsonBody(raw, contentType, true), query, raw.toString('utf8'));
     }
     case 'DELETE': {
       const body = parseJsonBody(raw, contentType, false);
@@ -314,7 +322,7 @@ function send(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): void {
   const text = toJson(body);
   res.writeHead(status, {
