@@ -163,8 +163,8 @@ describe('manifest-processor: the API server’s field rules', () => {
       expect(message).toContain('spec.template is immutable');
       expect(message).toContain('delete the job and resubmit it, or submit it under a new name');
     }
-    const live = h.sim.get('batch/v1', 'Job', 'svc-jobs', 'immutable') as { metadata: { uid: string } };
-    expect(live.metadata.uid).toBe(uid);
+    const live = h.sim.get('batch/v1', 'Job', 'svc-jobs', 'immutable');
+    expect(live?.metadata.uid).toBe(uid);
     expect(JSON.stringify(live)).toContain('echo one');
   });
 
