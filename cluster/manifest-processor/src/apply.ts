@@ -13,7 +13,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../shared/kube.js';
 import { StrictObjectApi } from '../../shared/strict-objects.js';
-import { isFieldRefusal, refusalMessage } from './kube-refusals.js';
+import { duplicateFieldsMessage, isFieldRefusal, refusalMessage } from './kube-refusals.js';
 import type { PolicyViolation, ValidationPolicy } from './policy/index.js';
 
 const FIELD_MANAGER = 'gco-manifest-processor';
@@ -197,7 +197,16 @@ export class ManifestApplier {
 
   async apply(
     manifests: readonly Record<string, unknown>[],
-    opts: { namespace?: string | null; dryRun: boolean; validate: boolean },
+    opts: {
+      namespace?: string | null;
+      dryRun: boolean;
+      validate: boolean;
+      /**
+       * Fields the request's text repeats, by manifest index (./manifests/duplicate-fields.ts): refused as
+       * the API server refuses them with fieldValidation=Strict, since parsing already dropped all but one.
+       */
+      duplicateFields?: ReadonlyMap<number, readonly string[]>;
+    },
   ): Promise<ApplyReport> {
     const violations = opts.validate ? this.policy.check(manifests, opts.namespace) : [];
     const results: ResourceResult[] = manifests.map((manifest, index) => {
@@ -220,7 +229,16 @@ export class ManifestApplier {
       resources: results,
       violations,
     });
-    if (violations.length > 0) {
+    for (const [index, paths] of opts.duplicateFields ?? []) {
+      const result = results[index];
+      if (!result || paths.length === 0) continue;
+      const refusal = duplicateFieldsMessage(paths, result.kind);
+      Object.assign(result, {
+        status: 'failed',
+        message: result.message ? `${refusal}; ${result.message}` : refusal,
+      });
+    }
+    if (violations.length > 0 || results.some((r) => r.status === 'failed')) {
       await this.addFieldRefusals(manifests, results, violations, opts.namespace);
       return report(false);
     }

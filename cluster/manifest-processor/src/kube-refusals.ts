@@ -17,8 +17,8 @@ function describeRefusal(refusal: FieldRefusal, kind: string | null): string {
       ', ',
     );
     return (
-      `${fields}: refused by the Kubernetes API's strict field validation ` +
-      `(the ${kind ?? 'object'} schema has no such field, or it appears twice); ` +
+      `${fields}: refused by strict field validation (fieldValidation=Strict: a field the ` +
+      `${kind ?? 'object'} schema does not declare, or one given twice, is an error); ` +
       'fix the spelling or remove the field and submit again'
     );
   }
@@ -29,6 +29,11 @@ function describeRefusal(refusal: FieldRefusal, kind: string | null): string {
     `${fields} ${verb} immutable: the existing ${kind ?? 'object'} cannot be changed there; ` +
     `delete the ${noun} and resubmit it, or submit it under a new name`
   );
+}
+
+/** The report message for fields a manifest repeats (the API server's strict duplicate-field refusal). */
+export function duplicateFieldsMessage(paths: readonly string[], kind: string | null): string {
+  return describeRefusal({ kind: 'unknown_fields', unknown: [], duplicate: [...paths] }, kind);
 }
 
 /** True when the failure is the server refusing the manifest's fields (unknown, duplicate or immutable). */

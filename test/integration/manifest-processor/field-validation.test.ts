@@ -4,7 +4,8 @@
  * refused as immutable with what to do, and submit, dry_run and validate give the same answer.
  * Real server behaviour: https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
  */
-import { jobManifest } from '../../support/cluster-fixtures.js';
+import { signEnvelope } from '../../../contracts/envelope/envelope.js';
+import { jobManifest, KEY } from '../../support/cluster-fixtures.js';
 import { startHarness, type Harness } from './harness.js';
 
 type Job = ReturnType<typeof jobManifest>;
@@ -123,6 +124,35 @@ describe('manifest-processor: the API server’s field rules', () => {
     expect(res.body.resources[0].message).toContain(
       'unknown field "spec.template.spec.containers[0].comand"',
     );
+  });
+
+  test('a field repeated in the request’s text is refused as the API server refuses it (parsing kept one)', async () => {
+    const job = jobManifest('dup');
+    const text = JSON.stringify({ manifests: [job], namespace: 'svc-jobs' })
+      .replace('"backoffLimit":0', '"backoffLimit":0,"backoffLimit":6')
+      .replace('"name":"main"', '"name":"main","name":"main"');
+    const send = async (path: string) => {
+      const res = await fetch(`${h.base}${path}`, {
+        method: 'POST',
+        headers: {
+          ...signEnvelope({ key: KEY, method: 'POST', target: path, body: text }),
+          'content-type': 'application/json',
+        },
+        body: text,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted below
+    };
+    const submit = await send('/api/v1/manifests');
+    expect(submit.status).toBe(400);
+    const message: string = submit.body.resources[0].message;
+    expect(message).toContain('duplicate field "spec.backoffLimit"');
+    expect(message).toContain('duplicate field "spec.template.spec.containers[0].name"');
+    expect(message).not.toContain('"spec.template.spec.containers[0].image"');
+    expect(message.match(/duplicate field/g)).toHaveLength(2);
+    const validate = await send('/api/v1/manifests/validate');
+    expect(validate.body.valid).toBe(false);
+    expect(validate.body.resources).toEqual(submit.body.resources);
+    expect(h.sim.get('batch/v1', 'Job', 'svc-jobs', 'dup')).toBeUndefined();
   });
 
   test('a refused namespace is never sent to the cluster, not even as a dry run', async () => {
