@@ -16,7 +16,7 @@ export type FieldNode =
   | { kind: 'scalar'; type: ScalarType; format: string }
   | { kind: 'any' };
 
-export type ScalarType = 'string' | 'number' | 'boolean' | 'Date' | 'IntOrString';
+type ScalarType = 'string' | 'number' | 'boolean' | 'Date' | 'IntOrString';
 
 export interface ObjectNode {
   kind: 'object';
@@ -60,7 +60,7 @@ function resolveType(type: string, format: string): FieldNode {
 }
 
 /** The field tree of one model, built once (lazily) and shared. */
-export function objectNode(model: string): ObjectNode | undefined {
+function objectNode(model: string): ObjectNode | undefined {
   const cached = objectCache.get(model);
   if (cached) return cached;
   const cls = modelClass(model);
@@ -76,7 +76,7 @@ export function objectNode(model: string): ObjectNode | undefined {
  * The client-node model of a kind at a version: `V1` + `Job`, `V2` + `HorizontalPodAutoscaler`, and the
  * core Event, which the generator names CoreV1Event (events.k8s.io has EventsV1Event).
  */
-export function modelNameOf(type: ResourceType, version: string): string | undefined {
+function modelNameOf(type: ResourceType, version: string): string | undefined {
   const prefix = version.charAt(0).toUpperCase() + version.slice(1);
   const candidates =
     type.group === '' ? [`Core${prefix}${type.kind}`, `${prefix}${type.kind}`] : [`${prefix}${type.kind}`];
