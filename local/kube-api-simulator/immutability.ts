@@ -315,9 +315,24 @@ function podCauses(old: KubeObject, next: KubeObject): StatusCause[] {
 
 // ---- apps/v1 ----
 
+/**
+ * The StatefulSet defaults the simulator does not store (SetDefaults_StatefulSet, PVC volumeMode) and the
+ * claim templates' status (the server sets phase Pending on both sides), so an echoed default is no change.
+ */
+function withStatefulSetDefaults(spec: JsonRecord): JsonRecord {
+  const out = clone(spec);
+  out.podManagementPolicy ??= 'OrderedReady';
+  for (const t of arr(out.volumeClaimTemplates)) {
+    if (!isRecord(t)) continue;
+    delete t.status;
+    if (isRecord(t.spec)) t.spec.volumeMode ??= 'Filesystem';
+  }
+  return out;
+}
+
 function statefulSetCauses(old: KubeObject, next: KubeObject): StatusCause[] {
-  const o = rec(old.spec);
-  const n = clone(rec(next.spec));
+  const o = withStatefulSetDefaults(rec(old.spec));
+  const n = withStatefulSetDefaults(rec(next.spec));
   for (const k of STATEFULSET_MUTABLE) assign(n, k, o[k]);
   return semanticEqual(n, o) ? [] : [forbiddenCause('spec', STATEFULSET_FORBIDDEN)];
 }
@@ -379,6 +394,9 @@ function storageRequest(spec: JsonRecord): number {
 function pvcCauses(old: KubeObject, next: KubeObject): StatusCause[] {
   const oldSpec = clone(rec(old.spec));
   const newSpec = clone(rec(next.spec));
+  // SetDefaults_PersistentVolumeClaimSpec, which the simulator does not store.
+  oldSpec.volumeMode ??= 'Filesystem';
+  newSpec.volumeMode ??= 'Filesystem';
   // The PV controller may set volumeName once; a nil storageClassName may be set once (retroactive
   // default StorageClass).
   if (!str(oldSpec.volumeName)) assign(oldSpec, 'volumeName', newSpec.volumeName);

@@ -15,6 +15,7 @@ import {
 import type { KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
 import { kubeConfigFor, startKubeApiSimulator } from '../../local/kube-api-simulator/index.js';
 import { at } from '../support/json.js';
+import { waitUntil } from '../support/wait-for.js';
 
 const NS = 'immutable-fields';
 
@@ -132,6 +133,8 @@ describe('Job', () => {
   test('a changed spec.template is refused on PUT with the real message and cause', async () => {
     const created = await createJob(job('tmpl-put', {}, 'echo one'));
     const changed = structuredClone(created);
+    // Unconditional update: the job controller may have bumped resourceVersion since the create.
+    delete changed.metadata?.resourceVersion;
     const ct = changed.spec?.template.spec?.containers[0];
     if (!ct) throw new Error('no container');
     ct.command = ['sh', '-c', 'echo two'];
@@ -141,7 +144,9 @@ describe('Job', () => {
       { reason: 'FieldValueInvalid', field: 'spec.template', message: expect.any(String) as unknown },
     ]);
     expect(r.causes[0]?.message).toMatch(/^Invalid value: \{.*"echo two".*\}: field is immutable$/s);
-    expect(r.message).toMatch(/^Job\.batch "tmpl-put" is invalid: spec\.template: Invalid value: .*: field is immutable$/s);
+    expect(r.message).toMatch(
+      /^Job\.batch "tmpl-put" is invalid: spec\.template: Invalid value: .*: field is immutable$/s,
+    );
     const stored = await readJob('tmpl-put');
     expect(stored.spec?.template.spec?.containers[0]?.command).toEqual(['sh', '-c', 'echo one']);
   });
@@ -160,22 +165,41 @@ describe('Job', () => {
     expectInvalid(r, 'Job', 'batch', 'many');
     expect(fields(r)).toEqual(['spec.completions', 'spec.selector', 'spec.podFailurePolicy']);
     expect(r.causes[0]?.message).toBe('Invalid value: 3: field is immutable');
-    expect(r.message).toMatch(/^Job\.batch "many" is invalid: \[spec\.completions: Invalid value: 3: field is immutable, /);
+    expect(r.message).toMatch(
+      /^Job\.batch "many" is invalid: \[spec\.completions: Invalid value: 3: field is immutable, /,
+    );
 
     const mode = await refusal(patchJob('many', { spec: { completionMode: 'Indexed' } }));
     expect(mode.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.completionMode', message: 'Invalid value: "Indexed": field is immutable' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.completionMode',
+        message: 'Invalid value: "Indexed": field is immutable',
+      },
     ]);
 
-    await createJob(job('per-index', { completionMode: 'Indexed', completions: 2, parallelism: 2, backoffLimitPerIndex: 1 }));
+    await createJob(
+      job('per-index', {
+        completionMode: 'Indexed',
+        completions: 2,
+        parallelism: 2,
+        backoffLimitPerIndex: 1,
+      }),
+    );
     const perIndex = await refusal(patchJob('per-index', { spec: { backoffLimitPerIndex: 2 } }));
     expect(perIndex.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.backoffLimitPerIndex', message: 'Invalid value: 2: field is immutable' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.backoffLimitPerIndex',
+        message: 'Invalid value: 2: field is immutable',
+      },
     ]);
   });
 
   test('Indexed Jobs change completions only in tandem with parallelism', async () => {
-    await createJob(job('elastic', { completionMode: 'Indexed', completions: 2, parallelism: 2, suspend: true }));
+    await createJob(
+      job('elastic', { completionMode: 'Indexed', completions: 2, parallelism: 2, suspend: true }),
+    );
     const scaled = await patchJob('elastic', { spec: { completions: 4, parallelism: 4 } });
     expect(scaled.spec?.completions).toBe(4);
     const r = await refusal(patchJob('elastic', { spec: { completions: 5 } }));
@@ -213,12 +237,19 @@ describe('Job', () => {
     });
     expect(moved.spec?.template.spec?.nodeSelector).toEqual({ 'topology.kubernetes.io/zone': 'us-east-1a' });
     const r = await refusal(
-      patchJob('gated', { spec: { template: { spec: { containers: [{ name: 'main', image: 'busybox:1.37' }] } } } }),
+      patchJob('gated', {
+        spec: { template: { spec: { containers: [{ name: 'main', image: 'busybox:1.37' }] } } },
+      }),
     );
     expect(fields(r)).toEqual(['spec.template']);
 
     // Once it has started (status.startTime set), the template is frozen again.
-    await createJob(job('started'));
+    await createJob(job('started', {}, 'sleep 1'));
+    await waitUntil(
+      () => readJob('started'),
+      (j) => j.status?.startTime !== undefined,
+      'job to start',
+    );
     await patchJob('started', { spec: { suspend: true } });
     const frozen = await refusal(
       patchJob('started', { spec: { template: { spec: { nodeSelector: { pool: 'b' } } } } }),
@@ -229,11 +260,19 @@ describe('Job', () => {
   test('dry-run updates are refused the same way and change nothing', async () => {
     await createJob(job('dry', {}, 'echo dry'));
     const r = await refusal(
-      patchJob('dry', { spec: { template: { spec: { containers: [{ name: 'main', command: ['true'] }] } } } }, 'All'),
+      patchJob(
+        'dry',
+        { spec: { template: { spec: { containers: [{ name: 'main', command: ['true'] }] } } } },
+        'All',
+      ),
     );
     expectInvalid(r, 'Job', 'batch', 'dry');
     expect(fields(r)).toEqual(['spec.template']);
-    expect((await readJob('dry')).spec?.template.spec?.containers[0]?.command).toEqual(['sh', '-c', 'echo dry']);
+    expect((await readJob('dry')).spec?.template.spec?.containers[0]?.command).toEqual([
+      'sh',
+      '-c',
+      'echo dry',
+    ]);
   });
 
   test('server-side apply of a changed Job template is refused', async () => {
@@ -257,6 +296,7 @@ describe('Job', () => {
   test('the status subresource is not subject to the spec rules', async () => {
     const created = await createJob(job('status-only', { suspend: true }));
     const body = structuredClone(created);
+    delete body.metadata?.resourceVersion;
     const ct = body.spec?.template.spec?.containers[0];
     if (ct) ct.image = 'busybox:9';
     body.status = { active: 0 };
@@ -279,7 +319,10 @@ describe('Pod', () => {
     },
   });
   const patchPod = (name: string, body: object): Promise<V1Pod> =>
-    core.patchNamespacedPod({ name, namespace: NS, body }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+    core.patchNamespacedPod(
+      { name, namespace: NS, body },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
 
   test('image, activeDeadlineSeconds (lower) and added tolerations may change', async () => {
     await core.createNamespacedPod({ namespace: NS, body: pod('p-ok') });
@@ -296,20 +339,28 @@ describe('Pod', () => {
 
   test('any other spec change is Forbidden with the updatable-fields message', async () => {
     await core.createNamespacedPod({ namespace: NS, body: pod('p-cmd') });
-    const r = await refusal(patchPod('p-cmd', { spec: { containers: [{ name: 'app', command: ['sleep', '1'] }] } }));
+    const r = await refusal(
+      patchPod('p-cmd', { spec: { containers: [{ name: 'app', command: ['sleep', '1'] }] } }),
+    );
     expectInvalid(r, 'Pod', '', 'p-cmd');
     expect(r.causes).toHaveLength(1);
     expect(r.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
     expect(r.message).toContain(
       'Pod "p-cmd" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n',
     );
-    expect(r.message).toContain('+ spec.containers[0].command: ["sleep","1"]');
+    expect(r.message).toMatch(
+      /\n- spec\.containers\[0\]\.command\[1\]: "600"\n\+ spec\.containers\[0\]\.command\[1\]: "1"$/,
+    );
 
     const added = await refusal(
       patchPod('p-cmd', { spec: { containers: [{ name: 'sidecar', image: 'busybox:1.36' }] } }),
     );
     expect(added.causes).toEqual([
-      { reason: 'FieldValueForbidden', field: 'spec.containers', message: 'Forbidden: pod updates may not add or remove containers' },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec.containers',
+        message: 'Forbidden: pod updates may not add or remove containers',
+      },
     ]);
 
     const longer = await refusal(patchPod('p-cmd', { spec: { activeDeadlineSeconds: 900 } }));
@@ -334,16 +385,29 @@ describe('apps/v1 workloads', () => {
   test('Deployment: selector immutable; replicas and template mutable', async () => {
     await apps.createNamespacedDeployment({
       namespace: NS,
-      body: { metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') } },
+      body: {
+        metadata: { name: 'web' },
+        spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') },
+      },
     });
     const ok = await apps.patchNamespacedDeployment(
-      { name: 'web', namespace: NS, body: { spec: { replicas: 3, template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } } },
+      {
+        name: 'web',
+        namespace: NS,
+        body: {
+          spec: { replicas: 3, template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } },
+        },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
     expect(ok.spec?.replicas).toBe(3);
     const r = await refusal(
       apps.patchNamespacedDeployment(
-        { name: 'web', namespace: NS, body: { spec: { selector: { matchLabels: { app: 'web2' } }, template: template('web2') } } },
+        {
+          name: 'web',
+          namespace: NS,
+          body: { spec: { selector: { matchLabels: { app: 'web2' } }, template: template('web2') } },
+        },
         mergePatch,
       ),
     );
@@ -360,7 +424,10 @@ describe('apps/v1 workloads', () => {
   test('ReplicaSet and DaemonSet: selector immutable', async () => {
     await apps.createNamespacedReplicaSet({
       namespace: NS,
-      body: { metadata: { name: 'rs' }, spec: { replicas: 0, selector: { matchLabels: { app: 'rs' } }, template: template('rs') } },
+      body: {
+        metadata: { name: 'rs' },
+        spec: { replicas: 0, selector: { matchLabels: { app: 'rs' } }, template: template('rs') },
+      },
     });
     const rs = await refusal(
       apps.patchNamespacedReplicaSet(
@@ -371,7 +438,10 @@ describe('apps/v1 workloads', () => {
     expect(fields(rs)).toEqual(['spec.selector']);
     await apps.createNamespacedDaemonSet({
       namespace: NS,
-      body: { metadata: { name: 'ds' }, spec: { selector: { matchLabels: { app: 'ds' } }, template: template('ds') } },
+      body: {
+        metadata: { name: 'ds' },
+        spec: { selector: { matchLabels: { app: 'ds' } }, template: template('ds') },
+      },
     });
     const ds = await refusal(
       apps.patchNamespacedDaemonSet(
@@ -394,16 +464,29 @@ describe('apps/v1 workloads', () => {
           selector: { matchLabels: { app: 'db' } },
           template: template('db'),
           volumeClaimTemplates: [
-            { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+            {
+              metadata: { name: 'data' },
+              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+            },
           ],
         },
       },
     });
     const ok = await apps.patchNamespacedStatefulSet(
-      { name: 'db', namespace: NS, body: { spec: { replicas: 2, minReadySeconds: 5, revisionHistoryLimit: 3 } } },
+      {
+        name: 'db',
+        namespace: NS,
+        body: { spec: { replicas: 2, minReadySeconds: 5, revisionHistoryLimit: 3 } },
+      },
       mergePatch,
     );
     expect(ok.spec?.replicas).toBe(2);
+    // Echoing a server default (podManagementPolicy, claim volumeMode) is no change.
+    const echoed = await apps.patchNamespacedStatefulSet(
+      { name: 'db', namespace: NS, body: { spec: { podManagementPolicy: 'OrderedReady' } } },
+      mergePatch,
+    );
+    expect(echoed.spec?.podManagementPolicy).toBe('OrderedReady');
     const r = await refusal(
       apps.patchNamespacedStatefulSet(
         {
@@ -412,7 +495,10 @@ describe('apps/v1 workloads', () => {
           body: {
             spec: {
               volumeClaimTemplates: [
-                { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } } },
+                {
+                  metadata: { name: 'data' },
+                  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } },
+                },
               ],
             },
           },
@@ -425,7 +511,10 @@ describe('apps/v1 workloads', () => {
       "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
     );
     const sel = await refusal(
-      apps.patchNamespacedStatefulSet({ name: 'db', namespace: NS, body: { spec: { serviceName: 'other' } } }, mergePatch),
+      apps.patchNamespacedStatefulSet(
+        { name: 'db', namespace: NS, body: { spec: { serviceName: 'other' } } },
+        mergePatch,
+      ),
     );
     expect(fields(sel)).toEqual(['spec']);
   });
@@ -442,13 +531,21 @@ describe('core/v1', () => {
     const ip = svc.spec?.clusterIP ?? '';
     expect(ip).not.toBe('');
     const relabelled = await core.patchNamespacedService(
-      { name: 'api', namespace: NS, body: { metadata: { labels: { tier: 'front' } }, spec: { ports: [{ port: 8080 }] } } },
+      {
+        name: 'api',
+        namespace: NS,
+        body: { metadata: { labels: { tier: 'front' } }, spec: { ports: [{ port: 8080 }] } },
+      },
       mergePatch,
     );
     expect(relabelled.spec?.clusterIP).toBe(ip);
     const r = await refusal(
       core.patchNamespacedService(
-        { name: 'api', namespace: NS, body: { spec: { clusterIP: '10.100.200.200', clusterIPs: ['10.100.200.200'] } } },
+        {
+          name: 'api',
+          namespace: NS,
+          body: { spec: { clusterIP: '10.100.200.200', clusterIPs: ['10.100.200.200'] } },
+        },
         mergePatch,
       ),
     );
@@ -467,12 +564,24 @@ describe('core/v1', () => {
       namespace: NS,
       body: {
         metadata: { name: 'data' },
-        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'gp3', resources: { requests: { storage: '1Gi' } } },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'gp3',
+          resources: { requests: { storage: '1Gi' } },
+        },
       },
     });
     const grow = { spec: { resources: { requests: { storage: '2Gi' } } } };
+    // The defaulted volumeMode echoed back is no change, even for a pending claim.
+    const echoed = await core.patchNamespacedPersistentVolumeClaim(
+      { name: 'data', namespace: NS, body: { spec: { volumeMode: 'Filesystem' } } },
+      mergePatch,
+    );
+    expect(echoed.spec?.volumeMode).toBe('Filesystem');
     // Pending claim: even requests are frozen.
-    const pending = await refusal(core.patchNamespacedPersistentVolumeClaim({ name: 'data', namespace: NS, body: grow }, mergePatch));
+    const pending = await refusal(
+      core.patchNamespacedPersistentVolumeClaim({ name: 'data', namespace: NS, body: grow }, mergePatch),
+    );
     expectInvalid(pending, 'PersistentVolumeClaim', '', 'data');
     expect(pending.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
     expect(pending.message).toContain(
@@ -483,7 +592,10 @@ describe('core/v1', () => {
       { name: 'data', namespace: NS, body: { status: { phase: 'Bound', capacity: { storage: '1Gi' } } } },
       mergePatch,
     );
-    const grown = await core.patchNamespacedPersistentVolumeClaim({ name: 'data', namespace: NS, body: grow }, mergePatch);
+    const grown = await core.patchNamespacedPersistentVolumeClaim(
+      { name: 'data', namespace: NS, body: grow },
+      mergePatch,
+    );
     expect(grown.spec?.resources?.requests?.storage).toBe('2Gi');
 
     const shrink = await refusal(
@@ -500,7 +612,10 @@ describe('core/v1', () => {
       },
     ]);
     const sc = await refusal(
-      core.patchNamespacedPersistentVolumeClaim({ name: 'data', namespace: NS, body: { spec: { storageClassName: 'io2' } } }, mergePatch),
+      core.patchNamespacedPersistentVolumeClaim(
+        { name: 'data', namespace: NS, body: { spec: { storageClassName: 'io2' } } },
+        mergePatch,
+      ),
     );
     expect(fields(sc)).toEqual(['spec']);
     expect(sc.message).toContain('+ spec.storageClassName: "io2"');
@@ -517,16 +632,33 @@ describe('core/v1', () => {
     );
     expect(labelled.metadata?.labels?.x).toBe('y');
     const r = await refusal(
-      core.patchNamespacedConfigMap({ name: 'frozen', namespace: NS, body: { data: { a: '2' }, immutable: false } }, mergePatch),
+      core.patchNamespacedConfigMap(
+        { name: 'frozen', namespace: NS, body: { data: { a: '2' }, immutable: false } },
+        mergePatch,
+      ),
     );
     expectInvalid(r, 'ConfigMap', '', 'frozen');
     expect(r.causes).toEqual([
-      { reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' },
-      { reason: 'FieldValueForbidden', field: 'data', message: 'Forbidden: field is immutable when `immutable` is set' },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'immutable',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+      },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'data',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+      },
     ]);
     // A mutable ConfigMap still takes data changes.
-    await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: 'free' }, data: { a: '1' } } });
-    const changed = await core.patchNamespacedConfigMap({ name: 'free', namespace: NS, body: { data: { a: '2' } } }, mergePatch);
+    await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: { metadata: { name: 'free' }, data: { a: '1' } },
+    });
+    const changed = await core.patchNamespacedConfigMap(
+      { name: 'free', namespace: NS, body: { data: { a: '2' } } },
+      mergePatch,
+    );
     expect(changed.data).toEqual({ a: '2' });
   });
 
@@ -538,20 +670,38 @@ describe('core/v1', () => {
     const same = await core.replaceNamespacedSecret({
       name: 'sealed',
       namespace: NS,
-      body: { metadata: { name: 'sealed', labels: { k: 'v' } }, stringData: { token: 'abc' }, immutable: true },
+      body: {
+        metadata: { name: 'sealed', labels: { k: 'v' } },
+        stringData: { token: 'abc' },
+        immutable: true,
+      },
     });
     expect(same.metadata?.labels?.k).toBe('v');
     const r = await refusal(
-      core.patchNamespacedSecret({ name: 'sealed', namespace: NS, body: { stringData: { token: 'xyz' } } }, mergePatch),
+      core.patchNamespacedSecret(
+        { name: 'sealed', namespace: NS, body: { stringData: { token: 'xyz' } } },
+        mergePatch,
+      ),
     );
     expect(r.causes).toEqual([
-      { reason: 'FieldValueForbidden', field: 'data', message: 'Forbidden: field is immutable when `immutable` is set' },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'data',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+      },
     ]);
     const t = await refusal(
-      core.patchNamespacedSecret({ name: 'sealed', namespace: NS, body: { type: 'kubernetes.io/tls' } }, mergePatch),
+      core.patchNamespacedSecret(
+        { name: 'sealed', namespace: NS, body: { type: 'kubernetes.io/tls' } },
+        mergePatch,
+      ),
     );
     expect(t.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'type', message: 'Invalid value: "kubernetes.io/tls": field is immutable' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'type',
+        message: 'Invalid value: "kubernetes.io/tls": field is immutable',
+      },
     ]);
   });
 });
