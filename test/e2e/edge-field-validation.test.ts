@@ -101,4 +101,31 @@ test('gco jobs submit prints the unknown field’s path and exits non-zero', asy
   expect(result.code).not.toBe(0);
   expect(result.stdout).toContain('unknown field "spec.backofLimit"');
   expect(result.stdout).toContain('failed');
+  // stderr names it too, whatever the output format.
+  expect(result.stderr).toContain('Not applied (HTTP 400)');
+  expect(result.stderr).toContain('Job/cli-typo: unknown field "spec.backofLimit"');
+});
+
+test('gco jobs submit of a changed Job template says it is immutable and what to do', async () => {
+  const env = localEnv(platform);
+  const submitFile = (message: string) =>
+    gco(
+      [
+        '-o',
+        'json',
+        'jobs',
+        'submit',
+        '-n',
+        'svc-jobs',
+        tempFile('job.yaml', JOB_YAML('cli-immutable', message)),
+      ],
+      {
+        env,
+      },
+    );
+  expect((await submitFile('first')).code).toBe(0);
+  const again = await submitFile('second');
+  expect(again.code).not.toBe(0);
+  expect(again.stderr).toContain('Job/cli-immutable: spec.template is immutable');
+  expect(again.stderr).toContain('delete the job and resubmit it, or submit it under a new name');
 });
