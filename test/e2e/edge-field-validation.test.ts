@@ -92,6 +92,23 @@ test('through the global API, a resubmitted Job whose template changed is refuse
   );
 });
 
+test('through the global API, a queued Job with a misspelt field is refused at submission, not queued', async () => {
+  const manifest = {
+    ...job('edge-queued-typo', 'never runs'),
+    spec: { ...job('x', 'y').spec, backofLimit: 1 },
+  };
+  const reply = await edge.global({
+    method: 'POST',
+    path: '/api/v1/queue/jobs',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ manifest, target_region: platform.endpoints.region, namespace: 'svc-jobs' }),
+  });
+  expect(reply.status).toBe(400);
+  expect(reply.json.detail).toContain('unknown field "spec.backofLimit"');
+  const queued = await edge.global({ path: '/api/v1/queue/jobs' });
+  expect(JSON.stringify(queued.json)).not.toContain('edge-queued-typo');
+});
+
 test('gco jobs submit prints the unknown field’s path and exits non-zero', async () => {
   const yaml = JOB_YAML('cli-typo', 'never runs').replace('backoffLimit: 0', 'backofLimit: 0');
   // The table a user sees on a terminal.
