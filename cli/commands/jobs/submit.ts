@@ -5,7 +5,8 @@ import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { readManifests } from '../../input-files.js';
-import { recordOf } from '../../views/common.js';
+import type { ResourceResult } from '../../../contracts/api/manifest-processor.js';
+import { recordOf, rowsOf, text } from '../../views/common.js';
 import { submissionView, type SubmissionReport } from '../../views/jobs.js';
 import { appliedJobs, namespaceOption, waitForJobs, waitTimeoutOption } from './common.js';
 
@@ -57,8 +58,22 @@ async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<v
   });
   const report = recordOf<SubmissionReport>(reply.json);
   // A 400 with a per-resource report is the answer to print (it says which manifest failed).
-  if (Array.isArray(report.resources)) ctx.out.reply(reply, submissionView);
-  if (reply.status !== 200) throw apiErrorOf(reply);
-  if (report.valid === false) throw new ApiError('The manifests are not valid (see the report)');
+  const isReport = Array.isArray(report.resources);
+  if (isReport) ctx.out.reply(reply, submissionView);
+  // The error names each refused resource and why (an unknown field's path, an immutable field), so it
+  // reaches stderr in every output format, not only in the table.
+  if (reply.status !== 200) {
+    if (!isReport) throw apiErrorOf(reply);
+    throw new ApiError(`Not applied (HTTP ${reply.status}):\n${refusals(report)}`, undefined, reply.status);
+  }
+  if (report.valid === false) throw new ApiError(`The manifests are not valid:\n${refusals(report)}`);
   if (options.wait === true) await waitForJobs(ctx, client, appliedJobs(report), options.waitTimeout);
+}
+
+/** One line per failed resource: `Job/train: unknown field "spec.backofLimit": …`. */
+function refusals(report: Partial<SubmissionReport>): string {
+  return rowsOf<ResourceResult>(report.resources)
+    .filter((r) => r.status === 'failed')
+    .map((r) => `  ${text(r.kind)}/${text(r.name)}: ${text(r.message)}`)
+    .join('\n');
 }

@@ -3,16 +3,17 @@
  * validation failure: (1) every manifest passes the front-door policy (unless validate=false) and the
  * orchestrator's server-side dry run (`dryRun=All`, always: validate=false never skips the cluster's own
  * checks); (2) only if all pass, and dry_run is false, each is applied with server-side apply.
+ *
+ * Every write carries `fieldValidation=Strict` and the manifest exactly as submitted
+ * (../../shared/strict-objects.ts), so the API server refuses an unknown or duplicate field with its
+ * path, and a changed immutable field with 422; both are reported as the caller's mistake
+ * (./kube-refusals.ts), never as `created` or as a platform fault.
  */
-import { errorMessage } from '../../../contracts/runtime/errors.js';
-import {
-  KubernetesObjectApi,
-  PatchStrategy,
-  type KubeConfig,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../shared/kube.js';
+import { StrictObjectApi } from '../../shared/strict-objects.js';
+import { duplicateFieldsMessage, isFieldRefusal, refusalMessage } from './kube-refusals.js';
 import type { PolicyViolation, ValidationPolicy } from './policy/index.js';
 
 const FIELD_MANAGER = 'gco-manifest-processor';
@@ -59,13 +60,29 @@ function describe(manifest: unknown): {
   };
 }
 
-function failureMessage(error: unknown): string {
-  const status = kubeStatusOf(error);
-  if (status) {
-    const causes = status.details?.causes?.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
-    return `${status.reason || status.code}: ${status.message}${causes ? ` (${causes})` : ''}`;
-  }
-  return errorMessage(error);
+/** Rules whose violation means the service must not ask the cluster about the manifest at all. */
+const GATE_RULES: ReadonlySet<string> = new Set(['namespace_allowed', 'kind_allowed', 'max_depth']);
+/** manifest_shape fields without which the manifest names no object the cluster could check. */
+const IDENTITY_FIELDS: ReadonlySet<string> = new Set([
+  '',
+  'apiVersion',
+  'kind',
+  'metadata',
+  'metadata.name',
+  'metadata.namespace',
+]);
+
+/**
+ * Whether a manifest the policy refused may still get the cluster's strict dry run: its namespace, kind
+ * and identity passed (a refused namespace or kind is never sent to the cluster, not even as a dry run).
+ */
+function mayAskCluster(index: number, violations: readonly PolicyViolation[]): boolean {
+  return !violations.some(
+    (v) =>
+      v.index === -1 ||
+      (v.index === index &&
+        (GATE_RULES.has(v.rule) || (v.rule === 'manifest_shape' && IDENTITY_FIELDS.has(v.field)))),
+  );
 }
 
 /** True when every field of `wanted` (recursively; arrays element by element) has the same value in `live`. */
@@ -84,13 +101,13 @@ export function containsAll(live: unknown, wanted: unknown): boolean {
 }
 
 export class ManifestApplier {
-  private readonly objects: KubernetesObjectApi;
+  private readonly objects: StrictObjectApi;
 
   constructor(
     kubeConfig: KubeConfig,
     private readonly policy: ValidationPolicy,
   ) {
-    this.objects = KubernetesObjectApi.makeApiClient(pooledKubeConfig(kubeConfig));
+    this.objects = StrictObjectApi.forConfig(pooledKubeConfig(kubeConfig));
   }
 
   /** The manifest with its effective namespace filled in (a copy; the caller's object is untouched). */
@@ -120,15 +137,25 @@ export class ManifestApplier {
     }
   }
 
+  /**
+   * One write. A dry run of an object that does not exist yet is a strict POST create: the API server
+   * decodes a POST body strictly before anything else and answers 400 naming every unknown field
+   * (server-side apply would answer 500 for the same manifest, kubernetes/kubernetes#139253). A named
+   * object is otherwise written with server-side apply, whose 500 for an unknown field and 422 for an
+   * immutable one are recognised as field refusals (./kube-refusals.ts).
+   */
+  private write(manifest: Manifest, before: KubernetesObject | undefined, dryRun: boolean) {
+    const options = { fieldManager: FIELD_MANAGER, ...(dryRun ? { dryRun: 'All' as const } : {}) };
+    if (!manifest.metadata.name || (dryRun && !before)) return this.objects.createStrict(manifest, options);
+    return this.objects.applyStrict(manifest, { ...options, force: true });
+  }
+
   private async applyOne(
     manifest: Manifest,
     dryRun: boolean,
   ): Promise<{ status: ResourceOutcome; uid?: string }> {
     const before = await this.existing(manifest);
-    const dry = dryRun ? 'All' : undefined;
-    const after = manifest.metadata.name
-      ? await this.objects.patch(manifest, undefined, dry, FIELD_MANAGER, true, PatchStrategy.ServerSideApply)
-      : await this.objects.create(manifest, undefined, dry, FIELD_MANAGER);
+    const after = await this.write(manifest, before, dryRun);
     const uid = after.metadata?.uid ?? before?.metadata?.uid;
     if (!before) return { status: 'created', ...(uid ? { uid } : {}) };
     // resourceVersion also moves when controllers write status, so "unchanged" means: the live object
@@ -139,9 +166,47 @@ export class ManifestApplier {
     return { status: unchanged ? 'unchanged' : 'updated', ...(uid ? { uid } : {}) };
   }
 
+  /**
+   * After the policy refused the request: the cluster's strict dry run of every manifest it may still
+   * see, so a field the server does not know is named even where the policy's shape message would hide
+   * it (`contianers:` is also "a pod spec needs at least one container"). The server's field refusal
+   * comes first in the message, since fixing it usually clears the policy's complaint too; any other
+   * answer of the dry run is left out (the policy's refusal stands). A dry run persists nothing.
+   */
+  private async addFieldRefusals(
+    manifests: readonly Record<string, unknown>[],
+    results: ResourceResult[],
+    violations: readonly PolicyViolation[],
+    requestNamespace: string | null | undefined,
+  ): Promise<void> {
+    for (const [index, manifest] of manifests.entries()) {
+      if (!mayAskCluster(index, violations)) continue;
+      const result = results[index]!;
+      try {
+        await this.applyOne(this.normalise(manifest, requestNamespace), true);
+      } catch (error) {
+        if (!isFieldRefusal(error, manifest)) continue;
+        const refusal = refusalMessage(error, manifest, result.kind);
+        Object.assign(result, {
+          status: 'failed',
+          message: result.message ? `${refusal}; ${result.message}` : refusal,
+        });
+      }
+    }
+  }
+
   async apply(
     manifests: readonly Record<string, unknown>[],
-    opts: { namespace?: string | null; dryRun: boolean; validate: boolean },
+    opts: {
+      namespace?: string | null;
+      dryRun: boolean;
+      validate: boolean;
+      /**
+       * Fields the request's text repeats, by manifest index (./manifests/duplicate-fields.ts): refused as
+       * the API server refuses them with fieldValidation=Strict, since parsing already dropped all but one.
+       */
+      duplicateFields?: ReadonlyMap<number, readonly string[]>;
+    },
   ): Promise<ApplyReport> {
     const violations = opts.validate ? this.policy.check(manifests, opts.namespace) : [];
     const results: ResourceResult[] = manifests.map((manifest, index) => {
@@ -164,7 +229,19 @@ export class ManifestApplier {
       resources: results,
       violations,
     });
-    if (violations.length > 0) return report(false);
+    for (const [index, paths] of opts.duplicateFields ?? []) {
+      const result = results[index];
+      if (!result || paths.length === 0) continue;
+      const refusal = duplicateFieldsMessage(paths, result.kind);
+      Object.assign(result, {
+        status: 'failed',
+        message: result.message ? `${refusal}; ${result.message}` : refusal,
+      });
+    }
+    if (violations.length > 0 || results.some((r) => r.status === 'failed')) {
+      await this.addFieldRefusals(manifests, results, violations, opts.namespace);
+      return report(false);
+    }
 
     // Phase 1: the orchestrator validates every manifest without persisting anything.
     const normalised = manifests.map((m) => this.normalise(m, opts.namespace));
@@ -176,7 +253,10 @@ export class ManifestApplier {
         result.status = (await this.applyOne(manifest, true)).status;
       } catch (error) {
         failed = true;
-        Object.assign(result, { status: 'failed', message: failureMessage(error) });
+        Object.assign(result, {
+          status: 'failed',
+          message: refusalMessage(error, manifests[index], result.kind),
+        });
       }
     }
     if (failed) {
@@ -197,7 +277,10 @@ export class ManifestApplier {
         Object.assign(result, await this.applyOne(manifest, false));
       } catch (error) {
         failed = true;
-        Object.assign(result, { status: 'failed', message: failureMessage(error) });
+        Object.assign(result, {
+          status: 'failed',
+          message: refusalMessage(error, manifests[index], result.kind),
+        });
       }
     }
     return report(!failed);

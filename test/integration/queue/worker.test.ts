@@ -100,6 +100,17 @@ describe('central job queue: worker', () => {
       expect((await poll()).dispatched).toEqual([]);
     });
 
+    test('a queued manifest with a misspelt field fails at once, naming the field (fieldValidation=Strict)', async () => {
+      const manifest = jobManifest('typo');
+      Object.assign(manifest.spec, { backofLimit: 2 });
+      const jobId = await queue({ manifest });
+      const pass = await poll();
+      expect(pass.failed).toEqual([
+        { job_id: jobId, error: expect.stringContaining('unknown field "spec.backofLimit"') },
+      ]);
+      expect(h.queueJobs()).toHaveLength(0);
+    });
+
     test("the executing region's policy is checked again before applying", async () => {
       const strict = new ValidationPolicy(loadPolicyConfig({ ...POLICY_ENV, ALLOWED_NAMESPACES: 'default' }));
       const worker = h.makeWorker('worker-strict', { policy: strict });

@@ -402,7 +402,8 @@ export class JobsService {
 
   async create(namespace: string, manifest: Record<string, unknown>): Promise<V1Job> {
     try {
-      return await this.batch.createNamespacedJob({ namespace, body: manifest });
+      // Strict like every other write; this manifest is the server's own spec of the failed job.
+      return await this.batch.createNamespacedJob({ namespace, body: manifest, fieldValidation: 'Strict' });
     } catch (error) {
       throw toHttpError(error, `Namespace ${namespace} not found`);
     }

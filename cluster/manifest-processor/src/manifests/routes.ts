@@ -8,6 +8,7 @@ import { MANIFEST_PROCESSOR_RESPONSES as RESPONSES } from '../../../../contracts
 import { assertKindAllowed, namespaceGuard, type ProcessorContext } from '../context.js';
 import type { ResourceRef } from '../resources.js';
 import { JobPath, ManifestSubmissionAPIRequest, ResourceQuery } from '../schemas.js';
+import { duplicateFieldsOf } from './duplicate-fields.js';
 
 export const MANIFESTS_PREFIX = '/api/v1/manifests';
 
@@ -24,7 +25,12 @@ export const manifestRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async
     },
     async (request, reply) => {
       const { manifests, namespace, dry_run, validate } = request.body;
-      const report = await ctx.applier.apply(manifests, { namespace, dryRun: dry_run, validate });
+      const report = await ctx.applier.apply(manifests, {
+        namespace,
+        dryRun: dry_run,
+        validate,
+        duplicateFields: duplicateFieldsOf(request.rawBody),
+      });
       request.log.info(
         {
           manifests: manifests.length,
@@ -51,7 +57,12 @@ export const manifestRoutes: FastifyPluginAsyncTypebox<ProcessorContext> = async
     },
     async (request) => {
       const { manifests, namespace, validate } = request.body;
-      const report = await ctx.applier.apply(manifests, { namespace, dryRun: true, validate });
+      const report = await ctx.applier.apply(manifests, {
+        namespace,
+        dryRun: true,
+        validate,
+        duplicateFields: duplicateFieldsOf(request.rawBody),
+      });
       return { valid: report.success, ...report };
     },
   );

@@ -6,9 +6,10 @@
  * AlreadyExists, finds the Job with its own label and adopts it instead of creating a duplicate.
  */
 import { PlatformError, errorMessage } from '../../../../contracts/runtime/errors.js';
-import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, type KubeConfig, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
+import { StrictObjectApi } from '../../../shared/strict-objects.js';
 import { jobState } from '../job-view.js';
 import type { K8sRef, QueuedJob } from './record.js';
 
@@ -95,7 +96,7 @@ export function kubernetesManifest(job: QueuedJob): V1Job {
   return manifest;
 }
 
-function refOf(job: V1Job, fallback: { namespace: string; name: string }): K8sRef {
+function refOf(job: KubernetesObject, fallback: { namespace: string; name: string }): K8sRef {
   return {
     namespace: job.metadata?.namespace ?? fallback.namespace,
     name: job.metadata?.name ?? fallback.name,
@@ -134,20 +135,21 @@ const LIST_CHUNK = 50;
 
 export class KubeJobDispatcher implements JobDispatcher {
   private readonly batch: BatchV1Api;
+  private readonly objects: StrictObjectApi;
 
   constructor(kubeConfig: KubeConfig) {
-    this.batch = pooledKubeConfig(kubeConfig).makeApiClient(BatchV1Api);
+    const pooled = pooledKubeConfig(kubeConfig);
+    this.batch = pooled.makeApiClient(BatchV1Api);
+    this.objects = StrictObjectApi.forConfig(pooled);
   }
 
   async apply(job: QueuedJob): Promise<K8sRef> {
     const body = kubernetesManifest(job);
     const target = { namespace: job.namespace, name: body.metadata?.name ?? '' };
     try {
-      const created = await this.batch.createNamespacedJob({
-        namespace: target.namespace,
-        body,
-        fieldManager: QUEUE_FIELD_MANAGER,
-      });
+      // The manifest as queued, with fieldValidation=Strict (BatchV1Api would drop unknown fields
+      // client-side: ../../../shared/strict-objects.ts); a refusal is a permanent BadRequest.
+      const created = await this.objects.createStrict(body, { fieldManager: QUEUE_FIELD_MANAGER });
       return refOf(created, target);
     } catch (error) {
       if (kubeStatusOf(error)?.reason !== 'AlreadyExists') throw classify(error);

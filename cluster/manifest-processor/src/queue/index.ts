@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { MetricsSink } from '../../../shared/emf-publisher.js';
 import type { ReadinessCheck } from '../../../shared/probes.js';
+import { FieldCheck } from '../field-check.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import type { QueueConfig } from './config.js';
 import { KubeJobDispatcher, type JobDispatcher } from './dispatcher.js';
@@ -106,6 +107,7 @@ export function createQueue(opts: QueueOptions): Queue {
       policy: opts.policy,
       worker,
       deploymentRegions: config.deploymentRegions,
+      fieldCheck: new FieldCheck(opts.kubeConfig),
       idempotencyTtlHours: config.idempotencyTtlHours,
       retentionDays: config.retentionDays,
       ...(opts.now ? { now: opts.now } : {}),

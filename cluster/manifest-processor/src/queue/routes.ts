@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { QUEUE_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor-central.js';
 import { HttpError, notFound, RequestValidationError } from '../../../shared/errors.js';
 import type { ServiceApp } from '../../../shared/service.js';
+import type { FieldCheck } from '../field-check.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { QUEUE_DEFAULTS } from './config.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -27,6 +28,8 @@ export interface QueueRouteDeps {
   worker: QueueWorker;
   /** The deployment's regions: a job's target_region must be one (DEPLOYMENT_REGIONS). */
   deploymentRegions: readonly string[];
+  /** The API server's strict field check at submission (createQueue wires this region's cluster). */
+  fieldCheck?: Pick<FieldCheck, 'refusalOf'>;
   idempotencyTtlHours?: number;
   retentionDays?: number;
   now?: () => number;
@@ -90,6 +93,7 @@ function submitRoute(app: ServiceApp, deps: QueueRouteDeps): void {
           policy: deps.policy,
           idempotencyTtlHours: deps.idempotencyTtlHours ?? QUEUE_DEFAULTS.idempotencyTtlHours,
           deploymentRegions: deps.deploymentRegions,
+          ...(deps.fieldCheck ? { fieldCheck: deps.fieldCheck } : {}),
         },
         request.body,
         key,

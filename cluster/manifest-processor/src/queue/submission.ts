@@ -6,6 +6,7 @@
 import { itemSizeBytes, MAX_ITEM_BYTES } from '../../../shared/dynamo.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from '../../../shared/errors.js';
 import { quoteList } from '../../../shared/validation.js';
+import type { FieldCheck } from '../field-check.js';
 import type { ValidationPolicy } from '../policy/index.js';
 import { createExactlyOnce, requestHash, type SubmitOutcome } from './idempotency.js';
 import { jobToItem, type QueuedJob } from './record.js';
@@ -151,6 +152,8 @@ export interface SubmissionDeps {
   idempotencyTtlHours: number;
   /** Regions a job may target (DEPLOYMENT_REGIONS). */
   deploymentRegions: readonly string[];
+  /** The API server's strict field check (this region's cluster); the dispatch applies strictly anyway. */
+  fieldCheck?: Pick<FieldCheck, 'refusalOf'>;
 }
 
 export async function submitJob(
@@ -175,8 +178,12 @@ export async function submitJob(
       `The manifest is ${manifestBytes} bytes; the queue stores at most ${MAX_MANIFEST_BYTES}`,
     );
   }
-  const hash = requestHash(request);
   const namespace = deps.policy.namespaceOf(request.manifest, request.namespace);
+  // A misspelt field is refused now, not when a worker dispatches the job (every region runs the same
+  // Kubernetes version, so this cluster's schema is the target's).
+  const refusal = await deps.fieldCheck?.refusalOf(request.manifest, namespace);
+  if (refusal !== undefined) throw new HttpError(400, refusal);
+  const hash = requestHash(request);
   const build = (jobId: string, createdAt: string, key: string | null): QueuedJob =>
     enqueuedJob(
       {
