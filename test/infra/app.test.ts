@@ -141,7 +141,10 @@ describe.each(configs)('%s', (name, _context, expectedStacks) => {
     const warnings = stacksOf(built).flatMap((stack) =>
       Annotations.fromStack(stack)
         .findWarning('*', Match.anyValue())
-        .map((m) => `${stack.stackName}: ${String(m.entry.data)}`)
+        .map(
+          (m) =>
+            `${stack.stackName}: ${typeof m.entry.data === 'string' ? m.entry.data : JSON.stringify(m.entry.data)}`,
+        )
         .filter((w) => !/: (AwsSolutions-|Serverless-|CdkNagValidationFailure)/.test(w)),
     );
     expect(warnings).toEqual([]);

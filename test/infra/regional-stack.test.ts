@@ -39,7 +39,7 @@ const build = (context: Json): PlatformApp => buildForAssertions(context);
 const cdkWarnings = (stack: RegionalStack): string[] =>
   Annotations.fromStack(stack)
     .findWarning('*', Match.anyValue())
-    .map((m) => String(m.entry.data))
+    .map((m) => (typeof m.entry.data === 'string' ? m.entry.data : JSON.stringify(m.entry.data)))
     .filter((data) => !/^(AwsSolutions-|Serverless-|CdkNagValidationFailure)/.test(data));
 
 const resources = (template: Template, type: string): [string, Resource][] =>
