@@ -27,6 +27,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { JOBS_PREFIX, jobRoutes } from './jobs/routes.js';
 import { JobsService } from './jobs/service.js';
 import { MANIFESTS_PREFIX, manifestRoutes } from './manifests/routes.js';
+import { loadInferenceReconcilerConfig } from './inference-reconciler/index.js';
 import { loadPolicyConfig, ValidationPolicy } from './policy/index.js';
 import { loadQueueConfig, QUEUE_PREFIX, queueRoutes, type SpotPriceSource } from './queue/index.js';
 import { ResourceService } from './resources.js';
@@ -125,6 +126,7 @@ export async function createManifestProcessorFromEnv(
   const queue = loadQueueConfig(read);
   const templates = loadTemplateConfig(read);
   const webhooks = loadWebhookConfig(read);
+  const inference = loadInferenceReconcilerConfig(read);
   const costSettings = loadCostMonitorClientSettings(read);
   const emf = loadEmfConfig(read);
   const metricsStream = replicaId(read);
@@ -138,6 +140,7 @@ export async function createManifestProcessorFromEnv(
     queue,
     templates,
     webhooks,
+    inference,
     dynamodb:
       overrides.dynamodb ??
       new DynamoDBClient(
