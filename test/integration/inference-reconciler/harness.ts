@@ -89,8 +89,13 @@ async function relay(target: string, requests: RecordedRequest[]): Promise<Serve
   return server;
 }
 
-export async function startCluster(region: string, dynamo: LocalDynamo): Promise<RegionCluster> {
-  const sim = await startKubeApiSimulator({ kubelet: { pendingMs: 40, runningMs: 80 } });
+export async function startCluster(
+  region: string,
+  dynamo: LocalDynamo,
+  /** How long the simulated Deployment controller takes to report replicas ready. */
+  pendingMs = 40,
+): Promise<RegionCluster> {
+  const sim = await startKubeApiSimulator({ kubelet: { pendingMs, runningMs: 80 } });
   sim.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: INFERENCE_NAMESPACE } });
   const requests: RecordedRequest[] = [];
   const server = await relay(sim.url, requests);

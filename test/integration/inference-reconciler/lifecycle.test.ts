@@ -68,6 +68,10 @@ describe('inference reconciler: one region', () => {
     r?.regions[REGION]?.state === state && r.regions[REGION]?.observed_generation === generation;
 
   it('creates labelled objects for a record of this region; pending, then running once replicas are ready', async () => {
+    // A Deployment controller slow enough that the first pass sees no ready replica.
+    await cluster.close();
+    cluster = await startCluster(REGION, dynamo, 1_000);
+    rec = cluster.newReconciler('replica-a');
     await table.create('tiny');
     const first = await rec.reconciler.pass();
     expect(first).toMatchObject({ leader: true, applied: 2 });
