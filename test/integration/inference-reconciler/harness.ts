@@ -34,7 +34,7 @@ import {
 export const REGION = 'us-east-1';
 export const OTHER_REGION = 'eu-west-1';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   contentType: string;

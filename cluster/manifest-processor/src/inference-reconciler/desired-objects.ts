@@ -44,7 +44,7 @@ export interface RoleObjects {
 }
 
 /** The selector of a role's pods: endpoint and role only (a Deployment's selector is immutable). */
-export function roleSelector(endpoint: string, role: EndpointRole): Record<string, string> {
+function roleSelector(endpoint: string, role: EndpointRole): Record<string, string> {
   return { [ENDPOINT_LABELS.endpoint]: endpoint, [ENDPOINT_LABELS.role]: role };
 }
 
@@ -122,10 +122,7 @@ function podTemplate(
           ports: [{ name: 'https', containerPort: MODEL_TLS_PORT, protocol: 'TCP' }],
           // The official nginx image renders /etc/nginx/templates/*.template with envsubst at start:
           // https://github.com/nginxinc/docker-nginx/blob/master/entrypoint/20-envsubst-on-templates.sh
-          env: [
-            { name: 'MODEL_PORT', value: String(spec.container_port) },
-            { name: 'TLS_PORT', value: String(MODEL_TLS_PORT) },
-          ],
+          env: [{ name: 'MODEL_PORT', value: String(spec.container_port) }],
           resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { memory: '64Mi' } },
           readinessProbe: { tcpSocket: { port: MODEL_TLS_PORT }, periodSeconds: 5 },
           securityContext: {

@@ -43,7 +43,7 @@ import type { LeaderElector } from './leader.js';
 import type { EndpointRecordStore } from './records.js';
 import { boundedReason, deriveRegionStatus, type ObservedStatus } from './status.js';
 
-export const RECONCILER_FIELD_MANAGER = 'gco-inference-reconciler';
+const RECONCILER_FIELD_MANAGER = 'gco-inference-reconciler';
 const MANAGED_SELECTOR = `${ENDPOINT_LABELS.managedBy}=${ENDPOINT_LABELS.managedByValue}`;
 
 type Kind = 'Deployment' | 'Service' | 'PodDisruptionBudget';

@@ -14,7 +14,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A stored item as a record, or undefined when it lacks what the reconciler needs (it is skipped). */
-export function recordOf(item: StoredItem): EndpointRecord | undefined {
+function recordOf(item: StoredItem): EndpointRecord | undefined {
   const spec = item.spec;
   if (typeof item.endpoint_name !== 'string' || typeof item.generation !== 'number' || !isObject(spec)) {
     return undefined;
@@ -25,7 +25,7 @@ export function recordOf(item: StoredItem): EndpointRecord | undefined {
     spec: {
       ...(spec as unknown as EndpointRecord['spec']),
       env: isObject(spec.env) ? (spec.env as Record<string, string>) : {},
-      resources: isObject(spec.resources) ? (spec.resources as EndpointRecord['spec']['resources']) : {},
+      resources: isObject(spec.resources) ? spec.resources : {},
       canary: isObject(spec.canary) ? (spec.canary as unknown as EndpointRecord['spec']['canary']) : null,
       stopped: spec.stopped === true,
     },

@@ -34,7 +34,7 @@ const MAX_REASON = 300;
 
 export type ObservedStatus = Omit<EndpointRegionStatus, 'updated_at'>;
 
-export interface RoleObservation {
+interface RoleObservation {
   role: EndpointRole;
   deployment: V1Deployment | undefined;
   pods: V1Pod[];
