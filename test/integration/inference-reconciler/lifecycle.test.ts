@@ -338,4 +338,16 @@ describe('inference reconciler: one region', () => {
     await reconcileUntil('fine', stateIs('running', 1), 'running');
     expect(cluster.objects('Deployment')).toHaveLength(1);
   });
+
+  it('a record stored without a regions map gets one with this region', async () => {
+    const created = await table.create('bare');
+    const { regions: _dropped, ...withoutRegions } = created;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { documentClient } = await import('../../../cluster/shared/dynamo.js');
+    await documentClient(dynamo.client()).send(
+      new PutCommand({ TableName: table.tableName, Item: withoutRegions }),
+    );
+    const record = await reconcileUntil('bare', stateIs('running', 1), 'running');
+    expect(Object.keys(record?.regions ?? {})).toEqual([REGION]);
+  });
 });
