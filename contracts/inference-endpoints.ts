@@ -55,7 +55,7 @@ export interface EndpointResources {
   gpu?: number;
 }
 
-export interface EndpointCanarySpec {
+interface EndpointCanarySpec {
   image: string;
   /** Percentage of requests (1–99) the canary receives. */
   weight: number;
