@@ -88,6 +88,14 @@ export const ALARM_POLICIES = {
     missingData: NOT_BREACHING,
     why: 'Throttles mean the account or function concurrency limit is reached and callers get 429/502; a burst of a few is tolerated.',
   },
+  scheduledFunctionErrors: {
+    statistic: 'Sum',
+    threshold: 1,
+    comparison: GTE,
+    ...inARow(1, 1 * HOURS),
+    missingData: NOT_BREACHING,
+    why: 'Runs once a day or a few times per rotation, so one failed run is the whole signal: any Errors in an hour alarm, and the next hour without one is OK again (one notification per failed run).',
+  },
   streamDurationNearTimeout: {
     statistic: 'Maximum',
     threshold: 0.95,
