@@ -263,11 +263,14 @@ describe('Certificate', () => {
 
   test('Delete of a certificate ACM keeps refusing FAILS with the reason and its users (never a silent SUCCESS)', async () => {
     const { handler, acm, waits, logger } = setup();
-    const listener = 'arn:aws-us-gov:elasticloadbalancing:us-gov-west-1:123456789012:loadbalancer/app/gco/abc';
+    const listener =
+      'arn:aws-us-gov:elasticloadbalancing:us-gov-west-1:123456789012:loadbalancer/app/gco/abc';
     acm
       .on(DeleteCertificateCommand)
       .rejects(new ResourceInUseException({ message: 'Certificate is in use', $metadata: {} }));
-    acm.on(DescribeCertificateCommand).resolves({ Certificate: { CertificateArn: CERT_ARN, InUseBy: [listener] } });
+    acm
+      .on(DescribeCertificateCommand)
+      .resolves({ Certificate: { CertificateArn: CERT_ARN, InUseBy: [listener] } });
     await expect(handler(event('Delete', certProps, CERT_ARN))).rejects.toThrow(
       `ACM refused to delete ${CERT_ARN}: still in use after 70 s by ${listener}`,
     );
