@@ -203,7 +203,7 @@ export const ALARM_POLICIES = {
     comparison: GT,
     ...inARow(2),
     missingData: NOT_BREACHING,
-    why: 'An event undelivered for over 15 minutes: subscribers are getting stale news. Reported per flush; a stopped worker is caught by the queue-age alarm of the same process.',
+    why: 'An event undelivered for over 15 minutes: subscribers are getting stale news. Sampled every minute by the global stack (one central outbox); a sampler that fails is caught by its own Errors alarm.',
   },
   webhookOutboxDepth: {
     statistic: 'Maximum',
