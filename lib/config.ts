@@ -939,7 +939,7 @@ const TRAFFIC_DIAL_MAX = 100;
 /** What a region not listed in `accelerator.traffic_dial_percentage` takes: all of its traffic. */
 export const DEFAULT_TRAFFIC_DIAL_PERCENTAGE = TRAFFIC_DIAL_MAX;
 
-export interface AcceleratorConfig {
+interface AcceleratorConfig {
   /**
    * Traffic dial of each listed accelerator region's endpoint group, 0-100: how an operator drains a
    * region (docs/operations.md, p99 latency) so that the next deploy keeps the drain.

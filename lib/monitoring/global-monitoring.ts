@@ -94,7 +94,7 @@ export class GlobalMonitoring extends StackMonitoring {
  * The webhook outbox (one central table) alarms, on the backlog the global stack publishes once
  * (Region = CENTRAL_REGION): one backlog, one alarm pair, whatever the number of regions.
  */
-export function centralOutboxAlarms(config: PlatformConfig): AlarmSpec[] {
+function centralOutboxAlarms(config: PlatformConfig): AlarmSpec[] {
   const metric = (id: 'webhookOutboxDepth' | 'oldestWebhookOutboxAge'): Metric =>
     platformMetric(id, config.projectName, CENTRAL_REGION);
   return [

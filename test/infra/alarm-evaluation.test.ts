@@ -18,6 +18,7 @@ import {
   evaluate,
   notifications,
   parseRule,
+  referenceText,
   silencedPairs,
   type AlarmGraph,
   type SynthesizedTemplate,
@@ -191,7 +192,7 @@ describe('the evaluator', () => {
     const quiet = evaluate(old, new Map());
     const first = evaluate(old, new Map([['s/A', 'ALARM']]));
     expect(notifications(old, quiet, first)).toEqual([
-      { alarm: 's/Health', state: 'ALARM', actions: ['\u0000ref:Ref:Topic\u0000'] },
+      { alarm: 's/Health', state: 'ALARM', actions: [referenceText('Ref:Topic')] },
     ]);
     // ...every later one, while it is stuck, does not.
     expect(silencedPairs(old)).toHaveLength(3 * 2);

@@ -30,7 +30,7 @@ export type Rule =
   | { readonly kind: 'not'; readonly operand: Rule }
   | { readonly kind: 'and' | 'or'; readonly left: Rule; readonly right: Rule };
 
-export interface GraphAlarm {
+interface GraphAlarm {
   /** `<stack>/<logical id>`. */
   readonly key: string;
   readonly name: string;
@@ -59,7 +59,12 @@ export interface SynthesizedTemplate {
 
 // ---- reading templates ---------------------------------------------------------------------------
 
-const REF_PREFIX = '\u0000ref:';
+/** Marks a reference inside a flattened value: brackets no alarm name or ARN contains. */
+const REF_OPEN = '\u27e6ref:';
+const REF_CLOSE = '\u27e7';
+
+/** How a reference (`<stack>/<logical id>` of a GetAtt, or `Ref:<id>`) appears in flattened text. */
+export const referenceText = (target: string): string => `${REF_OPEN}${target}${REF_CLOSE}`;
 
 /**
  * A CloudFormation string value as text; the ARN of an alarm of the same template becomes a reference
@@ -68,9 +73,9 @@ const REF_PREFIX = '\u0000ref:';
 function flatten(value: unknown, stack: string): string {
   if (typeof value === 'string') return value;
   const v = value as { 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]]; Ref?: string };
-  if (v['Fn::GetAtt']) return `${REF_PREFIX}${stack}/${v['Fn::GetAtt'][0]}\u0000`;
+  if (v['Fn::GetAtt']) return referenceText(`${stack}/${v['Fn::GetAtt'][0]}`);
   if (v['Fn::Join']) return v['Fn::Join'][1].map((part) => flatten(part, stack)).join(v['Fn::Join'][0]);
-  if (v.Ref !== undefined) return `${REF_PREFIX}Ref:${v.Ref}\u0000`;
+  if (v.Ref !== undefined) return referenceText(`Ref:${v.Ref}`);
   throw new Error(`unsupported value in an alarm rule: ${JSON.stringify(value)}`);
 }
 
@@ -114,8 +119,8 @@ export function alarmGraph(templates: readonly SynthesizedTemplate[]): AlarmGrap
   }
   // Composites last: their rules may name any alarm (by name or ARN), composites included.
   const resolve = (target: string): string => {
-    if (target.startsWith(REF_PREFIX)) {
-      const key = target.slice(REF_PREFIX.length, -1);
+    if (target.startsWith(REF_OPEN)) {
+      const key = target.slice(REF_OPEN.length, -REF_CLOSE.length);
       if (!alarms.has(key) && !pending.some((p) => p.key === key)) {
         throw new Error(`the rule refers to ${key}, which is no alarm of the templates`);
       }
@@ -159,7 +164,9 @@ function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const fail = (why: string): never => {
-    throw new Error(`alarm rule: ${why} at ${i} in ${JSON.stringify(text.replace(/\u0000/g, ''))}`);
+    throw new Error(
+      `alarm rule: ${why} at ${i} in ${JSON.stringify(text.replace(/\u27e6ref:|\u27e7/g, ''))}`,
+    );
   };
   while (i < text.length) {
     const c = text[i] as string;
@@ -217,7 +224,9 @@ export function parseRule(text: string, resolve: (target: string) => string): Ru
   let at = 0;
   const peek = (): Token | undefined => tokens[at];
   const fail = (why: string): never => {
-    throw new Error(`alarm rule: ${why} (token ${at}) in ${JSON.stringify(text.replace(/\u0000/g, ''))}`);
+    throw new Error(
+      `alarm rule: ${why} (token ${at}) in ${JSON.stringify(text.replace(/\u27e6ref:|\u27e7/g, ''))}`,
+    );
   };
   const isOp = (op: 'AND' | 'OR' | 'NOT'): boolean => {
     const t = peek();
