@@ -18,3 +18,10 @@ export interface CertificateRenewalEvent {
   /** Project dimension of the metric (config project_name). */
   readonly Project?: string;
 }
+
+/**
+ * The tag the internal-CA function puts on every certificate it imports into ACM (value: the project
+ * name): its IAM role may re-import, describe and delete only certificates carrying it
+ * (lib/constructs/internal-ca.ts), and may import new ones only with it.
+ */
+export const INTERNAL_CA_TAG_KEY = 'gco:internal-ca';

@@ -4,7 +4,8 @@
  * them. Changing a name here changes both sides together.
  *
  * Every metric carries the dimensions `Project` (config project_name) and `Region` (the deployment
- * region the publisher runs in); certificate metrics add `Certificate`.
+ * region the publisher runs in, or CENTRAL_REGION for the central tables' metrics); certificate metrics
+ * add `Certificate`.
  *
  * Publishing (cluster/shared/emf-publisher.ts): the services send one EMF document per loop per
  * METRICS_INTERVAL_MS (60 s) to `/<project>/<region>/platform-metrics`; the internal-CA function logs one
@@ -15,6 +16,12 @@
 
 /** CloudWatch namespace of every platform-published metric. */
 export const PLATFORM_METRICS_NAMESPACE = 'GCO/Platform';
+
+/**
+ * `Region` of the metrics about the central tables (the webhook outbox backlog): one table for every
+ * region, published once by the global stack's webhook-outbox-metrics function, never per region.
+ */
+export const CENTRAL_REGION = 'global';
 
 /** Dimension names, in the order of the EMF dimension set. */
 export const PLATFORM_DIMENSIONS = ['Project', 'Region'] as const;
@@ -33,9 +40,13 @@ export const PLATFORM_METRICS = {
   webhookDeliveriesFailed: { name: 'WebhookDeliveriesFailed', unit: 'Count' },
   /** manifest-processor webhook worker: deliveries that succeeded, per flush. */
   webhookDeliveriesSucceeded: { name: 'WebhookDeliveriesSucceeded', unit: 'Count' },
-  /** manifest-processor webhook worker: outbox entries waiting for delivery. */
+  /**
+   * Outbox entries waiting for delivery: the global stack's webhook-outbox-metrics function, every
+   * minute, Region = CENTRAL_REGION (the alarmed one); each region's webhook worker also reports the same
+   * backlog under its own Region.
+   */
   webhookOutboxDepth: { name: 'WebhookOutboxDepth', unit: 'Count' },
-  /** manifest-processor webhook worker: age of the oldest undelivered outbox entry (0 when none). */
+  /** Age of the oldest undelivered outbox entry (0 when none); published like webhookOutboxDepth. */
   oldestWebhookOutboxAge: { name: 'OldestWebhookOutboxEntryAgeSeconds', unit: 'Seconds' },
   /** cost-monitor scheduler: 1 per scheduled cost report written. */
   costReportsWritten: { name: 'CostReportsWritten', unit: 'Count' },

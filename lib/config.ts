@@ -46,6 +46,8 @@ export const DEFAULT_CONTEXT = deepFreeze({
   // enforce on API Gateway (bigger bodies reach WAF truncated). Inference bodies (1 MiB) are capped by
   // the inference proxy instead, and the services enforce their own 1 MiB limit.
   waf: { enabled: true, rate_limit_per_ip: 2000, max_body_size_bytes: WAF_MAX_BODY_INSPECTION_BYTES },
+  // Per accelerator region, the endpoint group's traffic dial (0-100); a region not listed takes 100.
+  accelerator: { traffic_dial_percentage: {} },
   analytics_environment: { enabled: false },
   analytics_api: {
     enabled: false,
@@ -148,6 +150,7 @@ export interface PlatformConfig {
   readonly internalDomain: string;
   readonly apiGateway: ApiGatewayConfig;
   readonly waf: WafConfig;
+  readonly accelerator: AcceleratorConfig;
   readonly analyticsEnvironment: AnalyticsEnvironmentConfig;
   readonly analyticsApi: AnalyticsApiConfig;
   readonly tables: TablesConfig;
@@ -223,6 +226,7 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   const { base, checkedGlobalRegion } = readTopLevel(r, top.values);
   const { apiGateway, globalEndpointChoice } = readApiGateway(r, sec('api_gateway'));
   const waf = readWaf(r, sec('waf'));
+  const accelerator = readAccelerator(r, sec('accelerator'), base.regions);
   const analyticsEnvironment = readAnalyticsEnvironment(r, sec('analytics_environment'));
   const { analyticsApi, analyticsRegion } = readAnalyticsApi(r, sec('analytics_api'), base.globalRegion);
   const { removalPolicy, resourceGeneration } = readRetention(r, top.values);
@@ -248,6 +252,7 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       ...base,
       apiGateway: { ...apiGateway, globalEndpointType },
       waf,
+      accelerator,
       analyticsEnvironment,
       analyticsApi,
       tables,
@@ -564,6 +569,7 @@ function checkAdminPrincipalPartitions(r: Reader, arns: readonly string[], parti
 const SECTIONS = {
   api_gateway: Object.keys(DEFAULT_CONTEXT.api_gateway),
   waf: Object.keys(DEFAULT_CONTEXT.waf),
+  accelerator: Object.keys(DEFAULT_CONTEXT.accelerator),
   analytics_environment: Object.keys(DEFAULT_CONTEXT.analytics_environment),
   analytics_api: Object.keys(DEFAULT_CONTEXT.analytics_api),
   tables: Object.keys(DEFAULT_CONTEXT.tables),
@@ -965,4 +971,49 @@ function deepFreeze<T>(value: T): DeepReadonly<T> {
     Object.freeze(value);
   }
   return value as DeepReadonly<T>;
+}
+
+// ---- accelerator traffic dial (docs/configuration.md "accelerator") --------------------------------
+
+/** Global Accelerator's TrafficDialPercentage range (AWS::GlobalAccelerator::EndpointGroup). */
+const TRAFFIC_DIAL_MIN = 0;
+const TRAFFIC_DIAL_MAX = 100;
+/** What a region not listed in `accelerator.traffic_dial_percentage` takes: all of its traffic. */
+export const DEFAULT_TRAFFIC_DIAL_PERCENTAGE = TRAFFIC_DIAL_MAX;
+
+interface AcceleratorConfig {
+  /**
+   * Traffic dial of each listed accelerator region's endpoint group, 0-100: how an operator drains a
+   * region (docs/operations.md, p99 latency) so that the next deploy keeps the drain.
+   */
+  readonly trafficDialPercentage: Readonly<Record<string, number>>;
+}
+
+/** `accelerator.traffic_dial_percentage`: configured regions only, each a number from 0 to 100. */
+function readAccelerator(
+  r: Reader,
+  section: Record<string, unknown>,
+  regions: readonly string[],
+): AcceleratorConfig {
+  const path = 'accelerator.traffic_dial_percentage';
+  const raw = fromCli(section.traffic_dial_percentage);
+  if (raw === undefined || raw === null) return { trafficDialPercentage: {} };
+  if (!isRecord(raw)) {
+    r.fail(path, 'an object of region to a percentage, such as {"us-east-1": 0}', describe(raw));
+    return { trafficDialPercentage: {} };
+  }
+  const dials: Record<string, number> = {};
+  for (const [region, value] of Object.entries(raw)) {
+    const at = `${path}.${region}`;
+    if (!regions.includes(region)) {
+      r.fail(at, `a key that is one of the configured regions (${regions.join(', ')})`, 'an unknown region');
+      continue;
+    }
+    const dial = r.number(at, value, Number.NaN, {
+      ok: (n) => n >= TRAFFIC_DIAL_MIN && n <= TRAFFIC_DIAL_MAX,
+      expected: `a percentage from ${TRAFFIC_DIAL_MIN} to ${TRAFFIC_DIAL_MAX}`,
+    });
+    if (Number.isFinite(dial)) dials[region] = dial;
+  }
+  return { trafficDialPercentage: dials };
 }

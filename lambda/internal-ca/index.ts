@@ -9,8 +9,12 @@
  * - `Certificate` (regional stacks): reads the CA from the secret's replica in its region, issues a
  *   server certificate for `DnsNames`, imports it into ACM (Update re-imports into the same ARN, so the
  *   listener keeps its certificate) and writes `{"certificatePem","privateKeyPem","caCertificatePem"}` to
- *   the regional key-pair secret for the pods' HTTPS listeners. Returns `CertificateArn` and
- *   `CaCertificatePem`. Delete removes the ACM certificate.
+ *   the regional key-pair secret for the pods' HTTPS listeners. A new import carries the tag
+ *   INTERNAL_CA_TAG_KEY = Project, the only certificates the function's role may touch. Returns
+ *   `CertificateArn` and `CaCertificatePem`. Delete removes the ACM certificate: while ACM answers
+ *   ResourceInUseException (the listener's detachment lags its deletion) it retries with backoff within
+ *   the function's timeout, then fails the request with the reason and the users ACM names, so the
+ *   certificate is never left behind silently.
  * - `CertificateRenewal` (an EventBridge schedule of each regional stack, not CloudFormation): re-issues
  *   the region's certificate into the same ACM ARN and key-pair secret when it is within 30 days of its
  *   end or no longer matches its names; otherwise does nothing. The pods pick the new key pair up from
@@ -24,6 +28,7 @@ import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
 import {
   ACMClient,
   DeleteCertificateCommand,
+  DescribeCertificateCommand,
   ImportCertificateCommand,
   ResourceInUseException,
   ResourceNotFoundException as AcmNotFound,
@@ -36,6 +41,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { emfDocument } from '../../contracts/emf-document.js';
+import { INTERNAL_CA_TAG_KEY } from '../../contracts/internal-ca.js';
 import type { CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import type { CertificateName } from '../../contracts/platform-metrics.js';
 import { entryPoint, failInvocation } from '../shared/entry-point.js';
@@ -62,7 +68,19 @@ export interface InternalCaDeps {
   region?: string;
   /** Writes one EMF line (stdout, where Lambda extracts the metrics from); tests capture it. */
   emitMetrics?: (line: string) => void;
+  /** Waits between DeleteCertificate attempts; tests pass one that returns at once. */
+  sleep?: (ms: number) => Promise<void>;
+  /** How long Delete keeps retrying a certificate ACM reports in use (default DELETE_RETRY_BUDGET_MS). */
+  deleteRetryBudgetMs?: number;
 }
+
+/**
+ * Delete retries a certificate still in use for this long: well inside the 2-minute function timeout
+ * (lib/constructs/internal-ca.ts), leaving time for the last attempt and the failure response.
+ */
+export const DELETE_RETRY_BUDGET_MS = 80_000;
+const DELETE_FIRST_BACKOFF_MS = 2_000;
+const DELETE_MAX_BACKOFF_MS = 20_000;
 
 export interface RenewalResult {
   readonly Renewed: boolean;
@@ -125,6 +143,8 @@ interface CaContext {
   readonly generateCa: ((commonName: string, now: Date) => CaKeyPair) | undefined;
   readonly region: string | undefined;
   readonly emitMetrics: (line: string) => void;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly deleteRetryBudgetMs: number;
 }
 
 export function createHandler(deps: InternalCaDeps): InternalCaHandler {
@@ -136,6 +156,8 @@ export function createHandler(deps: InternalCaDeps): InternalCaHandler {
     generateCa: deps.generateCa,
     region: deps.region,
     emitMetrics: deps.emitMetrics ?? ((line: string) => console.log(line)),
+    sleep: deps.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms))),
+    deleteRetryBudgetMs: deps.deleteRetryBudgetMs ?? DELETE_RETRY_BUDGET_MS,
   };
   return ((event: InternalCaEvent) => handle(ctx, event)) as InternalCaHandler;
 }
@@ -240,7 +262,11 @@ async function certificate(
     event.RequestType === 'Update' && isCertificateArn(event.PhysicalResourceId)
       ? event.PhysicalResourceId
       : undefined;
-  const { arn, certificatePem } = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, previousArn);
+  const project = stringProp(props, 'Project');
+  const { arn, certificatePem } = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, {
+    reimportInto: previousArn,
+    project,
+  });
   ctx.logger.info(
     {
       request: event.RequestType,
@@ -257,22 +283,57 @@ async function certificate(
   };
 }
 
+/**
+ * Deletes the certificate; one already gone is success. ACM refuses a certificate still associated with a
+ * load balancer (ResourceInUseException, https://docs.aws.amazon.com/acm/latest/APIReference/API_DeleteCertificate.html):
+ * retried with doubling backoff within the retry budget, then the request fails naming the users, so
+ * CloudFormation reports DELETE_FAILED with the reason instead of leaving the certificate behind.
+ * Any other error fails the request at once.
+ */
 async function deleteCertificate(ctx: CaContext, arn: string): Promise<OnEventResponse> {
   if (!isCertificateArn(arn)) return { PhysicalResourceId: arn };
-  try {
-    await ctx.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
-    ctx.logger.info({ certificate_arn: arn }, 'certificate deleted');
-  } catch (error) {
-    if (error instanceof AcmNotFound) {
-      ctx.logger.info({ certificate_arn: arn }, 'certificate already gone');
-    } else if (error instanceof ResourceInUseException) {
-      // Failing would block the stack's deletion for good; the orphan is named in the log instead.
-      ctx.logger.warn({ certificate_arn: arn }, 'certificate still in use: left in ACM, delete it by hand');
-    } else {
-      throw error;
+  let waited = 0;
+  let backoff = DELETE_FIRST_BACKOFF_MS;
+  for (;;) {
+    try {
+      await ctx.acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
+      ctx.logger.info({ certificate_arn: arn }, 'certificate deleted');
+      return { PhysicalResourceId: arn };
+    } catch (error) {
+      if (error instanceof AcmNotFound) {
+        ctx.logger.info({ certificate_arn: arn }, 'certificate already gone');
+        return { PhysicalResourceId: arn };
+      }
+      if (!(error instanceof ResourceInUseException)) {
+        const { error_name: name, error_message: message } = describeError(error);
+        throw new Error(`ACM refused to delete ${arn}: ${name ?? 'Error'}: ${message ?? String(error)}`, {
+          cause: error,
+        });
+      }
+      if (waited + backoff > ctx.deleteRetryBudgetMs) {
+        const users = await inUseBy(ctx, arn);
+        throw new Error(
+          `ACM refused to delete ${arn}: still in use after ${Math.round(waited / 1000)} s` +
+            `${users.length > 0 ? ` by ${users.join(', ')}` : ''}; remove it from them, then retry the delete`,
+        );
+      }
+      ctx.logger.warn({ certificate_arn: arn, retry_in_ms: backoff }, 'certificate still in use; retrying');
+      await ctx.sleep(backoff);
+      waited += backoff;
+      backoff = Math.min(backoff * 2, DELETE_MAX_BACKOFF_MS);
     }
   }
-  return { PhysicalResourceId: arn };
+}
+
+/** The resources ACM says use the certificate (DescribeCertificate InUseBy); none when it cannot say. */
+async function inUseBy(ctx: CaContext, arn: string): Promise<string[]> {
+  try {
+    const out = await ctx.acm.send(new DescribeCertificateCommand({ CertificateArn: arn }));
+    return out.Certificate?.InUseBy ?? [];
+  } catch (error) {
+    ctx.logger.warn({ certificate_arn: arn, ...describeError(error) }, 'could not describe the certificate');
+    return [];
+  }
 }
 
 /** The CA from its replica in this region; issuing needs it only to be valid now. */
@@ -286,21 +347,35 @@ async function regionalCa(ctx: CaContext, caSecretId: string): Promise<CaKeyPair
   return ca;
 }
 
+/** Where an import goes: into an existing certificate (no tags: ACM refuses them), or a new one tagged. */
+interface ImportTarget {
+  readonly reimportInto: string | undefined;
+  /** The INTERNAL_CA_TAG_KEY value of a new certificate. */
+  readonly project: string | undefined;
+}
+
 /**
- * Issues a key pair, imports it into ACM (into `certificateArn` when given, keeping the listener's
- * association), then writes it to the pods' secret. Returns the key pair and the certificate ARN.
+ * Issues a key pair, imports it into ACM (into `reimportInto` when given, keeping the listener's
+ * association; otherwise a new certificate tagged for this project), then writes it to the pods' secret.
+ * Returns the key pair and the certificate ARN.
  */
 async function issueAndImport(
   ctx: CaContext,
   ca: CaKeyPair,
   dnsNames: readonly string[],
   keyPairSecretId: string,
-  certificateArn: string | undefined,
+  target: ImportTarget,
 ): Promise<ServerKeyPair & { arn: string }> {
+  const { reimportInto: certificateArn, project } = target;
+  if (certificateArn === undefined && project === undefined) {
+    throw new Error('a new certificate needs Project, the value of its ownership tag');
+  }
   const pair = (await pki()).issueServerCertificate(ca, dnsNames, ctx.now());
   const imported = await ctx.acm.send(
     new ImportCertificateCommand({
-      ...(certificateArn ? { CertificateArn: certificateArn } : {}),
+      ...(certificateArn
+        ? { CertificateArn: certificateArn }
+        : { Tags: [{ Key: INTERNAL_CA_TAG_KEY, Value: project }] }),
       Certificate: enc.encode(pair.certificatePem),
       PrivateKey: enc.encode(pair.privateKeyPem),
       CertificateChain: enc.encode(pair.caCertificatePem),
@@ -364,7 +439,10 @@ async function renewal(ctx: CaContext, event: CertificateRenewalEvent): Promise<
   }
   let issued: ServerKeyPair;
   try {
-    issued = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, certificateArn);
+    issued = await issueAndImport(ctx, ca, dnsNames, keyPairSecretId, {
+      reimportInto: certificateArn,
+      project: target?.project,
+    });
   } catch (error) {
     report(daysLeft(pkiModule, pair?.certificatePem, ctx.now));
     throw error;

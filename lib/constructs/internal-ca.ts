@@ -12,7 +12,7 @@
  *   (same ACM ARN, same secret; the pods reload the secret), so no deploy is needed to keep it valid.
  * Private keys exist only in Secrets Manager and ACM, never in a template, an attribute or a log.
  */
-import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { CustomResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
@@ -25,6 +25,7 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import type { CertificateName } from '../../contracts/platform-metrics.js';
+import { INTERNAL_CA_TAG_KEY } from '../../contracts/internal-ca.js';
 import type { CertificateRenewalEvent } from '../../contracts/internal-ca.js';
 import { suppressProviderFramework } from '../nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
@@ -65,6 +66,15 @@ class InternalCaProvider extends Construct {
     this.serviceToken = provider.serviceToken;
     suppressProviderFramework(provider);
   }
+}
+
+/**
+ * The internal-CA handler function of the stack `scope` is in, when the stack has internal-CA resources:
+ * what its Errors alarm watches (lib/monitoring/).
+ */
+export function internalCaHandlerOf(scope: Construct): PlatformFunction | undefined {
+  const provider = Stack.of(scope).node.tryFindChild('InternalCaProvider');
+  return provider instanceof InternalCaProvider ? provider.handler : undefined;
 }
 
 /** Name, replica regions and project (also the CA's common name) of the CA secret. */
@@ -160,7 +170,7 @@ export class InternalCertificate extends Construct {
 
     const caSecret = Secret.fromSecretNameV2(this, 'CaSecret', props.caSecretName);
     const provider = InternalCaProvider.of(this);
-    grantIssuing(provider, caSecret, keyPair);
+    grantIssuing(provider, caSecret, keyPair, props.projectName);
 
     const resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,
@@ -218,8 +228,23 @@ export class InternalCertificate extends Construct {
   }
 }
 
-/** The provider's handler reads the CA, writes the key pair and imports the certificate into ACM. */
-function grantIssuing(provider: InternalCaProvider, caSecret: ISecret, keyPair: ISecret): void {
+/**
+ * The provider's handler reads the CA, writes the key pair, and imports, re-imports, describes and deletes
+ * ACM certificates: only those it imported, told by the tag INTERNAL_CA_TAG_KEY = project. ACM assigns a
+ * certificate's id at import, so the resource is `certificate/*` and the tag does the limiting. Condition
+ * keys per action, from the Service Authorization Reference for ACM
+ * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awscertificatemanager.html):
+ * ImportCertificate and AddTagsToCertificate (the tags of an import) take `aws:RequestTag/${TagKey}` and
+ * `aws:TagKeys`; the certificate resource type takes `aws:ResourceTag/${TagKey}`, which a re-import
+ * (CertificateArn given; ACM refuses tags on a re-import, https://docs.aws.amazon.com/acm/latest/APIReference/API_ImportCertificate.html),
+ * DescribeCertificate and DeleteCertificate are evaluated against.
+ */
+function grantIssuing(
+  provider: InternalCaProvider,
+  caSecret: ISecret,
+  keyPair: ISecret,
+  projectName: string,
+): void {
   const stack = Stack.of(provider);
   caSecret.grantRead(provider.handler);
   keyPair.grantRead(provider.handler);
@@ -227,9 +252,21 @@ function grantIssuing(provider: InternalCaProvider, caSecret: ISecret, keyPair: 
   const certificates = stack.formatArn({ service: 'acm', resource: 'certificate', resourceName: '*' });
   provider.handler.addToRolePolicy(
     new PolicyStatement({
-      sid: 'ImportAndDeleteInternalCertificates',
-      actions: ['acm:ImportCertificate', 'acm:DeleteCertificate'],
+      sid: 'ImportNewCertificatesTagged',
+      actions: ['acm:ImportCertificate', 'acm:AddTagsToCertificate'],
       resources: [certificates],
+      conditions: {
+        StringEquals: { [`aws:RequestTag/${INTERNAL_CA_TAG_KEY}`]: projectName },
+        'ForAllValues:StringEquals': { 'aws:TagKeys': [INTERNAL_CA_TAG_KEY] },
+      },
+    }),
+  );
+  provider.handler.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'ManageOwnCertificates',
+      actions: ['acm:ImportCertificate', 'acm:DescribeCertificate', 'acm:DeleteCertificate'],
+      resources: [certificates],
+      conditions: { StringEquals: { [`aws:ResourceTag/${INTERNAL_CA_TAG_KEY}`]: projectName } },
     }),
   );
   NagSuppressions.addResourceSuppressions(
@@ -238,11 +275,11 @@ function grantIssuing(provider: InternalCaProvider, caSecret: ISecret, keyPair: 
       {
         id: 'AwsSolutions-IAM5',
         reason:
-          'ACM assigns the certificate id at import: ImportCertificate/DeleteCertificate are granted on the ' +
-          "region's certificates of this account; the CA secret replica is named, its random suffix is not",
+          'ACM assigns the certificate id at import: the ACM actions are granted on certificate/* limited by the ' +
+          `${INTERNAL_CA_TAG_KEY} tag (request tag on import, resource tag otherwise); the CA secret replica is ` +
+          'named, its random suffix is not',
         appliesTo: [
-          // The account is a token when synthesized without credentials, a number under `cdk deploy`.
-          `Resource::arn:<AWS::Partition>:acm:${stack.region}:${Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account}:certificate/*`,
+          { regex: '/^Resource::arn:<AWS::Partition>:acm:.*:certificate\\/\\*$/g' },
           { regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*:secret:.*-\\?\\?\\?\\?\\?\\?$/g' },
         ],
       },

@@ -60,6 +60,9 @@ const SYNCHRONOUS_INVOKERS = {
     'Invoked synchronously by the CloudFormation provider, which reports every failure to the stack',
   'secrets-manager-rotation':
     'Invoked synchronously by Secrets Manager, which retries each rotation step and records failures',
+  'eventbridge-schedule':
+    'Invoked every minute by an EventBridge schedule to sample a value: a failed run is superseded by the ' +
+    'next one, so there is nothing to replay; failures show in the function Errors alarm',
 } as const;
 type FunctionInvoker = keyof typeof SYNCHRONOUS_INVOKERS;
 

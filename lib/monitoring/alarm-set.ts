@@ -1,7 +1,9 @@
 /**
- * A stack's alarms: child alarms built from ALARM_POLICIES carry no actions; one composite alarm
- * `<stack>-health` (any child in ALARM) notifies the stack's topic on ALARM and OK, so an outage that
- * trips several children pages once. Each child remembers its metric and threshold for the dashboards.
+ * A stack's alarms, built from ALARM_POLICIES: every alarm notifies the stack's topic on its own ALARM
+ * and OK transitions, so no alarm stuck in ALARM can hide another's transition (docs/operations.md
+ * "Why every alarm notifies on its own"). The composite `<stack>-health` (any alarm in ALARM) carries
+ * no action: it is the stack's one-glance status on the dashboards, never the only path to a page.
+ * Each alarm remembers its metric and threshold for the dashboards.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, AlarmRule, CompositeAlarm, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
@@ -61,11 +63,13 @@ export function policyThreshold(policy: AlarmPolicy, timeout: number | undefined
 export class AlarmSet extends Construct {
   readonly entries: AlarmEntry[] = [];
   private readonly prefix: string;
+  private readonly action: SnsAction;
 
-  /** `prefix`: the stack name; alarm names are `<prefix>-<id>`. */
-  constructor(scope: Construct, id: string, prefix: string) {
+  /** `prefix`: the stack name; alarm names are `<prefix>-<id>`; every alarm notifies `topic`. */
+  constructor(scope: Construct, id: string, prefix: string, topic: ITopic) {
     super(scope, id);
     this.prefix = prefix;
+    this.action = new SnsAction(topic);
   }
 
   add(spec: AlarmSpec): Alarm {
@@ -81,25 +85,30 @@ export class AlarmSet extends Construct {
       evaluationPeriods: policy.evaluationPeriods,
       datapointsToAlarm: policy.datapointsToAlarm,
       treatMissingData: policy.missingData,
-      // No actions: children only feed the composite, which alone notifies.
     });
+    // CloudWatch runs an alarm's actions on its own state transitions only
+    // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-actions.html): notifying
+    // on ALARM and on OK, each alarm speaks for itself whatever state the others are in.
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
     this.entries.push({ spec, alarm, metric, threshold });
     return alarm;
   }
 
-  /** `<prefix>-health`: ALARM when any child is, notifying `topic` on ALARM and OK. */
-  compose(topic: ITopic): CompositeAlarm {
+  /**
+   * `<prefix>-health`: ALARM while any alarm of the set is, with no action. A composite runs its actions
+   * only when its own state changes ("actions are taken only when the composite alarm changes state",
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Create_Composite_Alarm.html), so one
+   * alarm stuck in ALARM would hold it there and swallow every later failure: it only summarizes.
+   */
+  compose(): CompositeAlarm {
     if (this.entries.length === 0) throw new Error(`${this.prefix}: no alarms to compose`);
-    const composite = new CompositeAlarm(this, 'Health', {
+    return new CompositeAlarm(this, 'Health', {
       compositeAlarmName: `${this.prefix}-health`,
       alarmDescription:
-        `Any alarm of ${this.prefix} is in ALARM: open the alarm list (or the ${this.prefix} dashboard) ` +
-        `to see which, then follow its line in ${RUNBOOK}.`,
+        `Status only (no notification): any alarm of ${this.prefix} is in ALARM. Each alarm notifies on its ` +
+        `own; see the alarm list (or the ${this.prefix} dashboard) and follow each one's line in ${RUNBOOK}.`,
       alarmRule: AlarmRule.anyOf(...this.entries.map((e) => e.alarm)),
     });
-    const action = new SnsAction(topic);
-    composite.addAlarmAction(action);
-    composite.addOkAction(action);
-    return composite;
   }
 }

@@ -85,7 +85,7 @@ export class AlarmTopic extends Construct {
     // On the stack itself, so the output keeps its plain name: subscribe by hand (`aws sns subscribe`).
     new CfnOutput(stack, 'AlarmTopicArn', {
       value: this.topic.topicArn,
-      description: 'SNS topic the composite alarm notifies',
+      description: 'SNS topic every alarm of the stack notifies',
     });
 
     const subscriptions = [
@@ -100,7 +100,7 @@ export class AlarmTopic extends Construct {
           id: 'Serverless-SNSRedrivePolicy',
           reason:
             'An alarm notification parked in a queue nobody reads helps no one: the alarm state stays in CloudWatch, ' +
-            'the composite notifies again on its next state change, and failed deliveries show in the topic ' +
+            'every alarm notifies again on its next state change, and failed deliveries show in the topic ' +
             'NumberOfNotificationsFailed metric (SNS retries HTTPS deliveries itself)',
         },
       ]);

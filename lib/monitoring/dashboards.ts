@@ -100,7 +100,7 @@ export function addStackDashboard(
   });
   dashboard.addWidgets(
     new AlarmStatusWidget({
-      title: `${props.name}: alarms (the composite pages)`,
+      title: `${props.name}: alarms (each notifies on its own; the composite is the summary)`,
       alarms: [props.composite, ...props.entries.map((e) => e.alarm)],
       width: 24,
     }),

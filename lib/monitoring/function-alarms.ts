@@ -1,6 +1,8 @@
 /**
  * The alarms of one Lambda function: Errors and Throttles; for a streaming function, the longest
- * Duration against its timeout (a stream cut by the timeout ends the caller's response mid-way).
+ * Duration against its timeout (a stream cut by the timeout ends the caller's response mid-way). A
+ * scheduled function (the signing-key rotation, the internal-CA custom resources and daily renewal) runs
+ * too rarely for rates: one Errors alarm that fires on any failed run.
  */
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AlarmSet } from './alarm-set.js';
@@ -13,6 +15,19 @@ export interface MonitoredFunction {
   readonly fn: LambdaFunction;
   /** A streaming function: also the Duration alarm, against the function's own timeout. */
   readonly streaming?: true;
+}
+
+/** `<id>-errors` of a function that runs a few times a day at most: any error in an hour. */
+export function addScheduledFunctionAlarm(
+  set: AlarmSet,
+  f: Pick<MonitoredFunction, 'id' | 'title' | 'fn'>,
+): void {
+  set.add({
+    id: `${f.id}-errors`,
+    title: `${f.title}: failed runs`,
+    policy: 'scheduledFunctionErrors',
+    metric: f.fn.metricErrors(),
+  });
 }
 
 export function addFunctionAlarms(set: AlarmSet, f: MonitoredFunction): void {

@@ -15,13 +15,16 @@ import type { ApiDefinition, RouteHandler } from '../../contracts/api-routes.js'
 import { TABLES } from '../../contracts/tables.js';
 import type { TableId } from '../../contracts/tables.js';
 import type { PlatformConfig } from '../config.js';
-import type { AlarmSet } from './alarm-set.js';
+import type { AlarmSet, AlarmSpec } from './alarm-set.js';
+import { platformMetric } from './metrics.js';
+import { CENTRAL_REGION } from '../../contracts/platform-metrics.js';
 import { StackMonitoring } from './stack-monitoring.js';
 import { addApiAlarms } from './api-alarms.js';
 import { portableAnalyticsAlarms } from './analytics-monitoring.js';
 import { crossRegionWidgets } from './dashboards.js';
 import type { DashboardSection } from './dashboards.js';
-import { addFunctionAlarms } from './function-alarms.js';
+import { addFunctionAlarms, addScheduledFunctionAlarm } from './function-alarms.js';
+import { internalCaHandlerOf } from '../constructs/internal-ca.js';
 import { portableRegionalAlarms } from './regional-monitoring.js';
 
 export interface GlobalMonitoringProps {
@@ -35,6 +38,10 @@ export interface GlobalMonitoringProps {
   readonly webAcl?: CfnWebACL;
   /** The central tables, by id. */
   readonly tables: ReadonlyMap<TableId, ITableV2>;
+  /** The signing-key rotation function (its failed runs are alarmed). */
+  readonly signingKeyRotation: LambdaFunction;
+  /** The function that publishes the webhook outbox backlog (its failed runs are alarmed). */
+  readonly outboxMetrics: LambdaFunction;
 }
 
 /** The global API's functions that get alarms, in dashboard order: handler, title, streaming. */
@@ -62,11 +69,48 @@ export class GlobalMonitoring extends StackMonitoring {
       const fn = props.functions[handler];
       if (fn) addFunctionAlarms(set, { id: handler, title, fn, ...(streaming ? { streaming } : {}) });
     }
+    addScheduledFunctionAlarm(set, {
+      id: 'signing-key-rotation',
+      title: 'Signing-key rotation',
+      fn: props.signingKeyRotation,
+    });
+    const internalCa = internalCaHandlerOf(this);
+    if (internalCa)
+      addScheduledFunctionAlarm(set, { id: 'internal-ca', title: 'Internal CA', fn: internalCa });
+    addFunctionAlarms(set, {
+      id: 'webhook-outbox-metrics',
+      title: 'Webhook outbox metrics',
+      fn: props.outboxMetrics,
+    });
     if (props.webAcl) addWafAlarm(set, props.webAcl, stackName, region);
     addTableAlarms(set, props.tables);
+    centralOutboxAlarms(config).forEach((s) => set.add(s));
 
     this.addDashboard([{ title: `Global stack (${region})` }], otherStackSections(config, region));
   }
+}
+
+/**
+ * The webhook outbox (one central table) alarms, on the backlog the global stack publishes once
+ * (Region = CENTRAL_REGION): one backlog, one alarm pair, whatever the number of regions.
+ */
+function centralOutboxAlarms(config: PlatformConfig): AlarmSpec[] {
+  const metric = (id: 'webhookOutboxDepth' | 'oldestWebhookOutboxAge'): Metric =>
+    platformMetric(id, config.projectName, CENTRAL_REGION);
+  return [
+    {
+      id: 'webhook-outbox-age',
+      title: 'Oldest undelivered webhook event (s)',
+      policy: 'webhookOutboxAge',
+      metric: metric('oldestWebhookOutboxAge'),
+    },
+    {
+      id: 'webhook-outbox-depth',
+      title: 'Undelivered webhook events',
+      policy: 'webhookOutboxDepth',
+      metric: metric('webhookOutboxDepth'),
+    },
+  ];
 }
 
 function addWafAlarm(set: AlarmSet, webAcl: CfnWebACL, stackName: string, region: string): void {

@@ -1,7 +1,8 @@
 /**
  * Monitoring of a regional stack `<project>-<region>`: the alarm topic, the alarms of the regional API
- * and its proxies, the internal ALB and its target groups, the ALB certificate and the platform metrics
- * the cluster services publish for this region (queue, webhooks, cost reports, internal certificates),
+ * and its proxies, the internal-CA function, the internal ALB and its target groups, the ALB certificate
+ * and the platform metrics the cluster services publish for this region (queue, webhook deliveries, cost
+ * reports, internal certificates; the webhook outbox is one central table, alarmed by the global stack),
  * the composite `<project>-<region>-health` and the `<project>-<region>` dashboard.
  */
 import { Stack } from 'aws-cdk-lib';
@@ -18,7 +19,8 @@ import type { AlarmSet } from './alarm-set.js';
 import type { AlarmSpec } from './alarm-set.js';
 import { StackMonitoring } from './stack-monitoring.js';
 import { apiAlarmSpecs } from './api-alarms.js';
-import { addFunctionAlarms } from './function-alarms.js';
+import { addFunctionAlarms, addScheduledFunctionAlarm } from './function-alarms.js';
+import { internalCaHandlerOf } from '../constructs/internal-ca.js';
 import { platformMetric } from './metrics.js';
 import type { PlatformMetricId } from '../../contracts/platform-metrics.js';
 
@@ -51,18 +53,6 @@ export function portableRegionalAlarms(
       title: 'Failed webhook deliveries',
       policy: 'webhookDeliveriesFailed',
       metric: metric('webhookDeliveriesFailed'),
-    },
-    {
-      id: 'webhook-outbox-age',
-      title: 'Oldest undelivered webhook event (s)',
-      policy: 'webhookOutboxAge',
-      metric: metric('oldestWebhookOutboxAge'),
-    },
-    {
-      id: 'webhook-outbox-depth',
-      title: 'Undelivered webhook events',
-      policy: 'webhookOutboxDepth',
-      metric: metric('webhookOutboxDepth'),
     },
     {
       id: 'cost-report-missed',
@@ -115,6 +105,10 @@ export class RegionalMonitoring extends StackMonitoring {
       fn: props.inferenceProxy,
       streaming: true,
     });
+    // The certificates' custom resources and their daily renewal (lib/constructs/internal-ca.ts).
+    const internalCa = internalCaHandlerOf(this);
+    if (internalCa)
+      addScheduledFunctionAlarm(set, { id: 'internal-ca', title: 'Internal CA', fn: internalCa });
     const apiAndFunctions = set.entries.length;
     addAlbAlarms(set, props);
     const alb = set.entries.length;

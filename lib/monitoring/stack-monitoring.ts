@@ -1,7 +1,8 @@
 /**
  * What every platform stack's monitoring (global, regional, analytics) is made of: the `<stack>-alarms`
- * topic, the alarm set named after the stack, and the stack dashboard led by the composite alarm that
- * notifies the topic. The subclasses only choose the alarms and the dashboard sections.
+ * topic, the alarm set named after the stack (each alarm notifies the topic on its own transitions), and
+ * the stack dashboard led by the status-only composite. The subclasses only choose the alarms and the
+ * dashboard sections.
  */
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
@@ -20,14 +21,14 @@ export abstract class StackMonitoring extends Construct {
     super(scope, id);
     this.stackName = Stack.of(this).stackName;
     this.topic = AlarmTopic.forStack(this, this.stackName, monitoring);
-    this.alarms = new AlarmSet(this, 'Alarms', this.stackName);
+    this.alarms = new AlarmSet(this, 'Alarms', this.stackName, this.topic.topic);
   }
 
-  /** Call once every alarm is added: composes them into the paging alarm and draws the dashboard. */
+  /** Call once every alarm is added: composes them into the status composite and draws the dashboard. */
   protected addDashboard(sections: readonly AlarmSection[], more?: readonly DashboardSection[]): void {
     addStackDashboard(this, {
       name: this.stackName,
-      composite: this.alarms.compose(this.topic.topic),
+      composite: this.alarms.compose(),
       entries: this.alarms.entries,
       sections,
       ...(more ? { more } : {}),

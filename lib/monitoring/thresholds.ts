@@ -88,6 +88,14 @@ export const ALARM_POLICIES = {
     missingData: NOT_BREACHING,
     why: 'Throttles mean the account or function concurrency limit is reached and callers get 429/502; a burst of a few is tolerated.',
   },
+  scheduledFunctionErrors: {
+    statistic: 'Sum',
+    threshold: 1,
+    comparison: GTE,
+    ...inARow(1, 1 * HOURS),
+    missingData: NOT_BREACHING,
+    why: 'Runs once a day or a few times per rotation, so one failed run is the whole signal: any Errors in an hour alarm, and the next hour without one is OK again (one notification per failed run).',
+  },
   streamDurationNearTimeout: {
     statistic: 'Maximum',
     threshold: 0.95,
@@ -195,7 +203,7 @@ export const ALARM_POLICIES = {
     comparison: GT,
     ...inARow(2),
     missingData: NOT_BREACHING,
-    why: 'An event undelivered for over 15 minutes: subscribers are getting stale news. Reported per flush; a stopped worker is caught by the queue-age alarm of the same process.',
+    why: 'An event undelivered for over 15 minutes: subscribers are getting stale news. Sampled every minute by the global stack (one central outbox); a sampler that fails is caught by its own Errors alarm.',
   },
   webhookOutboxDepth: {
     statistic: 'Maximum',

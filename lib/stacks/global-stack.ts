@@ -12,7 +12,8 @@
  * - the envelope signing-key secret with its rotation, and the internal CA secret, both replicated to
  *   every deployment region;
  * - the central DynamoDB tables (job queue, job templates, webhooks + delivery outbox, inference
- *   endpoints).
+ *   endpoints), and the function that publishes the outbox backlog once for every region (with
+ *   monitoring on).
  * Tables, the API access logs and the WAF log group follow `removal_policy`; their fixed names carry
  * `resource_generation` (lib/names.ts).
  */
@@ -42,6 +43,7 @@ import { globalApiPolicy } from './global/api-policy.js';
 import { addCentralTables } from './global/central-tables.js';
 import { addAggregator, addGlobalProxies } from './global/edge-functions.js';
 import { addStudio } from './global/studio.js';
+import { addWebhookOutboxMetrics } from './global/webhook-outbox-metrics.js';
 import { PlatformStack } from './platform-stack.js';
 import type { PlatformStackProps } from './platform-stack.js';
 
@@ -54,6 +56,8 @@ export class GlobalStack extends PlatformStack {
   /** The central tables, by id. */
   readonly tables: ReadonlyMap<TableId, TableV2>;
   readonly signingKeySecret: Secret;
+  /** Rotates the signing key (Secrets Manager rotation); its failed runs are alarmed. */
+  readonly signingKeyRotation: PlatformFunction;
   readonly internalCaSecret: Secret;
   /** PEM of the internal CA certificate (a deploy-time value): the proxies' `INTERNAL_CA_PEM`. */
   readonly internalCaCertificatePem: string;
@@ -92,11 +96,13 @@ export class GlobalStack extends PlatformStack {
     this.tables = addCentralTables(this, config, removalPolicy);
 
     // ---- envelope signing key and internal CA (replicated to every deployment region) ------------
-    this.signingKeySecret = new SigningKeySecret(this, 'SigningKey', {
+    const signingKey = new SigningKeySecret(this, 'SigningKey', {
       projectName: p,
       secretName: signingKeySecretName(config),
       replicaRegions,
-    }).secret;
+    });
+    this.signingKeySecret = signingKey.secret;
+    this.signingKeyRotation = signingKey.rotationFunction;
     const ca = new InternalCertificateAuthority(this, 'InternalCa', {
       projectName: p,
       secretName: internalCaSecretName(config),
@@ -135,6 +141,13 @@ export class GlobalStack extends PlatformStack {
     this.addOutputs();
     // ---- monitoring (docs/operations.md): topic, alarms, composite, global dashboard ---------------
     if (config.monitoring.enabled) this.monitoring = this.addMonitoring();
+  }
+
+  /** The delivery outbox (one central table): its backlog is published and alarmed here only. */
+  private outboxTable(): TableV2 {
+    const table = this.tables.get('webhookDeliveries');
+    if (!table) throw new Error(`${this.stackName}: no webhook delivery outbox table`);
+    return table;
   }
 
   /** The aggregator; the proxies (with an accelerator); the studio and its login function (when enabled). */
@@ -196,6 +209,8 @@ export class GlobalStack extends PlatformStack {
       functions: this.functions,
       ...(this.waf ? { webAcl: this.waf.webAcl } : {}),
       tables: this.tables,
+      signingKeyRotation: this.signingKeyRotation,
+      outboxMetrics: addWebhookOutboxMetrics(this, this.config.projectName, this.outboxTable()),
     });
   }
 

@@ -238,6 +238,8 @@ const DEFAULT_GLOBAL: GlobalFacts = {
     'inference-stream-proxy',
     'internal-ca',
     'signing-key-rotation',
+    // Samples the webhook outbox backlog (one central table) for the global stack's outbox alarms.
+    'webhook-outbox-metrics',
   ],
   tables: [
     'gco-inference-endpoints',
@@ -253,7 +255,8 @@ const DEFAULT_GLOBAL: GlobalFacts = {
   aggregatorRegions: ['us-east-1'],
   aggregatorInvokes: ['us-east-1'],
   studioDomain: false,
-  alarms: 21,
+  // API, functions (the rotation and internal CA: Errors only), WAF, tables, and the webhook outbox pair.
+  alarms: 27,
   dashboardSections: [
     'Global stack (us-east-2)',
     'gco-us-east-1 (its own dashboard adds the ALB and functions)',
@@ -348,7 +351,7 @@ describe('aws-us-gov partition: what it changes', () => {
       ...DEFAULT_GLOBAL,
       assetsBucket: 'cdk-hnb659fds-assets-${AWS::AccountId}-us-gov-west-1',
       api: { ...DEFAULT_GLOBAL.api, endpointType: 'REGIONAL', paths: DEFAULT_GLOBAL.api.paths.slice(0, 3) },
-      functions: ['aggregator', 'internal-ca', 'signing-key-rotation'],
+      functions: ['aggregator', 'internal-ca', 'signing-key-rotation', 'webhook-outbox-metrics'],
       tableRegions: ['us-gov-west-1'],
       secretReplicas: { 'gco/signing-key': ['us-gov-east-1'], 'gco/internal-ca': ['us-gov-east-1'] },
       accelerator: null,
@@ -387,7 +390,7 @@ describe('analytics environment on: what it changes', () => {
         policy: [...DEFAULT_GLOBAL.api.policy, 'AnyoneInvokesStudioGetRoutes'],
         paths: [...DEFAULT_GLOBAL.api.paths, '/studio/callback', '/studio/login'],
       },
-      functions: [...DEFAULT_GLOBAL.functions, 'studio-login'],
+      functions: [...DEFAULT_GLOBAL.functions, 'studio-login'].sort(),
       studioDomain: true,
       alarms: DEFAULT_GLOBAL.alarms + 2,
     });

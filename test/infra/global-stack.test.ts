@@ -554,8 +554,8 @@ describe('functions and IAM', () => {
       .ofType('AWS::Lambda::Function')
       .filter(([id]) => !cdkMade(id))
       .map(([, f]) => f.Properties);
-    // Key rotation, internal CA, aggregator, the two proxies, studio login.
-    expect(platform).toHaveLength(6);
+    // Key rotation, internal CA, aggregator, the two proxies, studio login, the webhook outbox sampler.
+    expect(platform).toHaveLength(7);
     for (const fn of platform) {
       expect(fn).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -634,8 +634,8 @@ test('functions bundle with the local esbuild (no Docker): minified ESM with a s
       hash: String(f.Properties.Code && JSON.stringify(f.Properties.Code)).match(/([0-9a-f]{64})\.zip/)?.[1],
       env: (f.Properties.Environment as { Variables: Record<string, string> }).Variables,
     }));
-  // Key rotation, internal CA, aggregator, the two proxies.
-  expect(functions).toHaveLength(5);
+  // Key rotation, internal CA, aggregator, the two proxies, the webhook outbox sampler.
+  expect(functions).toHaveLength(6);
   for (const { hash, env } of functions) {
     const dir = join(s.outdir, `asset.${hash!}`);
     const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as Json;

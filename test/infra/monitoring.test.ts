@@ -1,9 +1,11 @@
 /**
  * Monitoring (docs/operations.md "Alarms and runbook", "Dashboards"): every alarm of the global, a
  * regional and the analytics stack with its metric, statistic, threshold, period, evaluation, missing-data
- * treatment and (no) actions; the composite per stack that alone notifies; the alarm topics (KMS key and
- * policies, SSL-only, subscriptions from config); the dashboards' widgets; monitoring.enabled=false; and
- * cdk-nag.
+ * treatment and actions (each notifies the stack's topic on ALARM and OK); the status-only composite per
+ * stack; the webhook outbox backlog published and alarmed once, by the global stack; the alarm topics
+ * (KMS key and policies, SSL-only, subscriptions from config); the dashboards' widgets;
+ * monitoring.enabled=false; and cdk-nag. That no alarm can silence another is proved by
+ * alarm-evaluation.test.ts.
  *
  * Three configurations, each built once, bundling and CloudFormation validation skipped (as in
  * regional-stack.test.ts): `full` (analytics API and environment, two email and one HTTPS subscription,
@@ -99,11 +101,19 @@ const lambda = (name: string, fn: RegExp): ExpectedMetric => ({
   name,
   dimensions: { FunctionName: fn },
 });
-const platform = (name: string, certificate?: string): ExpectedMetric => ({
+const platform = (name: string, certificate?: string, region = REGION): ExpectedMetric => ({
   namespace: 'GCO/Platform',
   name,
-  dimensions: { Project: 'gco', Region: REGION, ...(certificate ? { Certificate: certificate } : {}) },
+  dimensions: { Project: 'gco', Region: region, ...(certificate ? { Certificate: certificate } : {}) },
 });
+/** The Errors alarm of a function that runs a few times a day (rotation, internal CA). */
+const scheduledErrors = (id: string, fn: RegExp): ExpectedAlarm => ({
+  id: `${id}-errors`,
+  policy: 'scheduledFunctionErrors',
+  threshold: 1,
+  metric: lambda('Errors', fn),
+});
+const INTERNAL_CA_HANDLER = /^Ref:InternalCaProviderHandler[0-9A-F]{8}$/;
 const maxOf = (metrics: ExpectedMetric[]): ExpectedAlarm['metric'] => ({
   expression: `MAX([${metrics.map((_, i) => `m${i}`).join(',')}])`,
   metrics: Object.fromEntries(metrics.map((m, i) => [`m${i}`, m])),
@@ -163,6 +173,22 @@ function expectedGlobal(): ExpectedAlarm[] {
     ...functionAlarms('control-plane-proxy', /^Ref:ControlPlaneProxy[0-9A-F]{8}$/),
     ...functionAlarms('inference-stream-proxy', /^Ref:InferenceProxy[0-9A-F]{8}$/, true),
     ...functionAlarms('studio-login', /^Ref:StudioLogin[0-9A-F]{8}$/),
+    scheduledErrors('signing-key-rotation', /^Ref:SigningKeyRotation[0-9A-F]{8}$/),
+    scheduledErrors('internal-ca', INTERNAL_CA_HANDLER),
+    ...functionAlarms('webhook-outbox-metrics', /^Ref:WebhookOutboxMetrics[0-9A-F]{8}$/),
+    // The outbox is one central table: its backlog is published once (Region "global") and alarmed here.
+    {
+      id: 'webhook-outbox-age',
+      policy: 'webhookOutboxAge',
+      threshold: 900,
+      metric: platform('OldestWebhookOutboxEntryAgeSeconds', undefined, 'global'),
+    },
+    {
+      id: 'webhook-outbox-depth',
+      policy: 'webhookOutboxDepth',
+      threshold: 1000,
+      metric: platform('WebhookOutboxDepth', undefined, 'global'),
+    },
     {
       id: 'waf-blocked-requests',
       policy: 'wafBlockedRequests',
@@ -223,6 +249,7 @@ function expectedRegional(): ExpectedAlarm[] {
     ),
     ...functionAlarms('control-plane-proxy', /^Ref:ProxiesControlPlaneProxy[0-9A-F]{8}$/),
     ...functionAlarms('inference-stream-proxy', /^Ref:ProxiesInferenceStreamProxy[0-9A-F]{8}$/, true),
+    scheduledErrors('internal-ca', INTERNAL_CA_HANDLER),
     { id: 'alb-elb-5xx', policy: 'albElb5xx', threshold: 10, metric: alb('HTTPCode_ELB_5XX_Count') },
     { id: 'alb-target-5xx', policy: 'albTarget5xx', threshold: 25, metric: alb('HTTPCode_Target_5XX_Count') },
     {
@@ -273,18 +300,6 @@ function expectedRegional(): ExpectedAlarm[] {
       policy: 'webhookDeliveriesFailed',
       threshold: 10,
       metric: platform('WebhookDeliveriesFailed'),
-    },
-    {
-      id: 'webhook-outbox-age',
-      policy: 'webhookOutboxAge',
-      threshold: 900,
-      metric: platform('OldestWebhookOutboxEntryAgeSeconds'),
-    },
-    {
-      id: 'webhook-outbox-depth',
-      policy: 'webhookOutboxDepth',
-      threshold: 1000,
-      metric: platform('WebhookOutboxDepth'),
     },
     {
       id: 'cost-report-missed',
@@ -366,6 +381,7 @@ const statisticOf = (statistic: string): Json =>
 
 function expectAlarms(stack: Stack, expected: ExpectedAlarm[]): void {
   const template = Template.fromStack(stack);
+  const [[topicId]] = resources(template, 'AWS::SNS::Topic') as [[string, Resource]];
   const alarms = new Map(
     resources(template, 'AWS::CloudWatch::Alarm').map(([, r]) => [
       r.Properties.AlarmName as string,
@@ -396,10 +412,10 @@ function expectAlarms(stack: Stack, expected: ExpectedAlarm[]): void {
       DatapointsToAlarm: policy.datapointsToAlarm,
       TreatMissingData: policy.missingData,
     });
-    // Children carry no actions: the composite alone notifies.
+    // Every alarm notifies the stack's topic on its own ALARM and OK transitions.
     expect({ name, actions: pick(p, ['AlarmActions', 'OKActions', 'InsufficientDataActions']) }).toEqual({
       name,
-      actions: {},
+      actions: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] },
     });
     expect(p.AlarmDescription).toEqual(expect.stringContaining('docs/operations.md'));
 
@@ -462,17 +478,16 @@ function pick(object: Json, keys: string[]): Json {
   return Object.fromEntries(keys.filter((k) => object[k] !== undefined).map((k) => [k, object[k]]));
 }
 
-/** The composite: named `<stack>-health`, ANY child in ALARM, ALARM and OK actions = the stack's topic. */
+/** The composite: named `<stack>-health`, ANY alarm in ALARM, and no action (status only). */
 function expectComposite(stack: Stack): void {
   const template = Template.fromStack(stack);
-  const [[topicId]] = resources(template, 'AWS::SNS::Topic') as [[string, Resource]];
   const composites = resources(template, 'AWS::CloudWatch::CompositeAlarm');
   expect(composites).toHaveLength(1);
   const [, composite] = composites[0] as [string, Resource];
   const p = composite.Properties;
   expect(p.AlarmName).toBe(`${stack.stackName}-health`);
-  expect(p.AlarmActions).toEqual([{ Ref: topicId }]);
-  expect(p.OKActions).toEqual([{ Ref: topicId }]);
+  expect(pick(p, ['AlarmActions', 'OKActions', 'InsufficientDataActions', 'ActionsSuppressor'])).toEqual({});
+  expect(p.AlarmDescription).toEqual(expect.stringContaining('Status only (no notification)'));
   const rule = text(p.AlarmRule);
   const children = resources(template, 'AWS::CloudWatch::Alarm').map(([id]) => id);
   const referenced = [...rule.matchAll(/ALARM\("GetAtt:([^.]+)\.Arn"\)/g)].map((m) => m[1]);
@@ -586,7 +601,7 @@ function expectAlarmGraphs(widgets: Widget[], expected: ExpectedAlarm[], region?
             r.namespace === m.namespace &&
             r.name === m.name &&
             Object.entries(m.dimensions).every(([k, v]) =>
-              typeof v === 'string' ? r.dimensions[k] === v : r.dimensions[k] !== undefined,
+              typeof v === 'string' ? r.dimensions[k] === v : v.test(r.dimensions[k] ?? ''),
             ) &&
             (region === undefined || r.options.region === region),
         ),
@@ -629,7 +644,43 @@ describe('alarms', () => {
     expectAlarms(full.globalStack, expectedGlobal());
   });
 
-  test('regional stack: API, proxies, ALB, target groups, certificates, queue, webhooks, cost reports', () => {
+  test('global stack: the outbox metrics function samples the outbox index every minute, and only that', () => {
+    const template = Template.fromStack(full.globalStack);
+    const fn = resources(template, 'AWS::Lambda::Function').find(([id]) =>
+      id.startsWith('WebhookOutboxMetrics'),
+    );
+    expect(fn).toBeDefined();
+    const [fnId, fnResource] = fn as [string, Resource];
+    const env = (fnResource.Properties.Environment as { Variables: Json }).Variables;
+    expect(env.PROJECT_NAME).toBe('gco');
+    expect(text(env.WEBHOOK_DELIVERIES_TABLE)).toMatch(/^Ref:Tablewebhookdeliveries(Table)?[0-9A-F]{8}$/);
+    const rules = resources(template, 'AWS::Events::Rule').filter(([, r]) =>
+      (r.Properties.Targets as Json[]).some((t) => text(t.Arn) === `GetAtt:${fnId}.Arn`),
+    );
+    expect(rules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+    expect((rules[0]?.[1].Properties.Targets as Json[])[0]?.RetryPolicy).toEqual({
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    const roleRef = text(fnResource.Properties.Role);
+    const roleId = /^GetAtt:([^.]+)\.Arn$/.exec(roleRef)?.[1];
+    const statements = resources(template, 'AWS::IAM::Policy')
+      .filter(([, pol]) => (pol.Properties.Roles as unknown[]).some((r) => text(r) === `Ref:${roleId}`))
+      .flatMap(([, pol]) => (pol.Properties.PolicyDocument as { Statement: Json[] }).Statement);
+    const dynamo = statements.filter((st) => JSON.stringify(st.Action).includes('dynamodb:'));
+    expect(dynamo).toHaveLength(1);
+    expect(dynamo[0]?.Action).toBe('dynamodb:Query');
+    expect(text(dynamo[0]?.Resource)).toMatch(
+      /^GetAtt:Tablewebhookdeliveries(Table)?[0-9A-F]{8}\.Arn\/index\/pending-index$/,
+    );
+  });
+
+  test('no outbox function without monitoring (nothing would read its metrics)', () => {
+    const ids = resources(Template.fromStack(off.globalStack), 'AWS::Lambda::Function').map(([id]) => id);
+    expect(ids.filter((id) => id.startsWith('WebhookOutboxMetrics'))).toEqual([]);
+  });
+
+  test('regional stack: API, proxies, internal CA, ALB, target groups, certificates, queue, webhook deliveries, cost reports', () => {
     expectAlarms(regionalOf(full), expectedRegional());
   });
 
@@ -671,7 +722,7 @@ describe('alarms', () => {
   });
 });
 
-describe('composite alarms: one per stack, the only alarms that notify', () => {
+describe('composite alarms: one per stack, status only', () => {
   test.each(['global', 'regional', 'analytics'] as const)('%s', (kind) => {
     const stack =
       kind === 'global' ? full.globalStack : kind === 'regional' ? regionalOf(full) : analyticsOf(full);

@@ -8,13 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import {
   DeleteCertificateCommand,
+  DescribeCertificateCommand,
   ImportCertificateCommand,
   ResourceInUseException,
   ResourceNotFoundException as AcmNotFound,
 } from '@aws-sdk/client-acm';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import forge from 'node-forge';
-import { createHandler } from '../../lambda/internal-ca/index.js';
+import { INTERNAL_CA_TAG_KEY } from '../../contracts/internal-ca.js';
+import { createHandler, DELETE_RETRY_BUDGET_MS } from '../../lambda/internal-ca/index.js';
 import {
   CA_VALIDITY_DAYS,
   certificateSerial,
@@ -33,6 +35,7 @@ const CERT_ARN =
   'arn:aws-us-gov:acm:us-gov-west-1:123456789012:certificate/1f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
 const HOST = 'backend.gco.gco.internal';
 const DAY_MS = 86_400_000;
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
 const caProps = { Kind: 'CertificateAuthority', SecretId: CA_SECRET, CommonName: 'gco internal CA' };
 const certProps = {
@@ -40,22 +43,29 @@ const certProps = {
   CaSecretId: CA_SECRET,
   KeyPairSecretId: KEY_PAIR_SECRET,
   DnsNames: [HOST],
+  Project: 'gco',
 };
 
 function setup(stored: Record<string, string> = {}, now?: () => Date) {
   const { secrets, acm, values, clients } = fakeInternalCaAws(stored, CERT_ARN);
   const logger = memoryLogger();
   let generated = 0;
+  /** The waits Delete asked for between attempts (no wall clock: each returns at once). */
+  const waits: number[] = [];
   const handler = createHandler({
     ...clients,
     logger,
+    sleep: (ms) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
     ...(now ? { now } : {}),
     generateCa: (name, at) => {
       generated++;
       return generateCa(name, at);
     },
   });
-  return { secrets, acm, values, logger, handler, generatedCount: () => generated };
+  return { secrets, acm, values, logger, handler, waits, generatedCount: () => generated };
 }
 
 let ca: CaKeyPair;
@@ -143,6 +153,8 @@ describe('Certificate', () => {
     const imported = acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input;
     const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
     expect(imported?.CertificateArn).toBeUndefined();
+    // The ownership tag the role's ACM permissions are conditioned on.
+    expect(imported?.Tags).toEqual([{ Key: INTERNAL_CA_TAG_KEY, Value: 'gco' }]);
     expect(text(imported?.Certificate)).toBe(pair.certificatePem);
     expect(text(imported?.PrivateKey)).toBe(pair.privateKeyPem);
     expect(text(imported?.CertificateChain)).toBe(ca.certificatePem);
@@ -202,8 +214,18 @@ describe('Certificate', () => {
     const { handler, acm, values } = setup({ [CA_SECRET]: JSON.stringify(ca) });
     const out = await handler(event('Update', { ...certProps, Generation: '2' }, CERT_ARN));
     expect(out.PhysicalResourceId).toBe(CERT_ARN);
-    expect(acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input.CertificateArn).toBe(CERT_ARN);
+    const reimport = acm.commandCalls(ImportCertificateCommand)[0]?.args[0].input;
+    expect(reimport?.CertificateArn).toBe(CERT_ARN);
+    // ACM refuses tags on a re-import; the certificate keeps the tag of its first import.
+    expect(reimport?.Tags).toBeUndefined();
     expect(values.has(KEY_PAIR_SECRET)).toBe(true);
+  });
+
+  test('Create without Project (the ownership tag value) is refused before anything is imported', async () => {
+    const { handler, acm } = setup({ [CA_SECRET]: JSON.stringify(ca) });
+    const { Project: _omitted, ...untagged } = certProps;
+    await expect(handler(event('Create', untagged))).rejects.toThrow(/Project is required/);
+    expect(acm.calls()).toHaveLength(0);
   });
 
   test('without a CA in the region the request fails and says what to deploy first', async () => {
@@ -212,7 +234,7 @@ describe('Certificate', () => {
     expect(acm.calls()).toHaveLength(0);
   });
 
-  test('Delete removes the ACM certificate; a missing or still-used one does not block the stack', async () => {
+  test('Delete removes the ACM certificate; one already gone is success', async () => {
     const deleted = setup();
     expect(await deleted.handler(event('Delete', certProps, CERT_ARN))).toEqual({
       PhysicalResourceId: CERT_ARN,
@@ -226,19 +248,47 @@ describe('Certificate', () => {
     await expect(gone.handler(event('Delete', certProps, CERT_ARN))).resolves.toEqual({
       PhysicalResourceId: CERT_ARN,
     });
+  });
 
-    const inUse = setup();
-    inUse.acm
-      .on(DeleteCertificateCommand)
-      .rejects(new ResourceInUseException({ message: 'in use', $metadata: {} }));
-    await expect(inUse.handler(event('Delete', certProps, CERT_ARN))).resolves.toEqual({
+  test('Delete of a certificate still in use retries with backoff and succeeds once ACM lets go', async () => {
+    const { handler, acm, waits } = setup();
+    const inUse = new ResourceInUseException({ message: 'in use', $metadata: {} });
+    acm.on(DeleteCertificateCommand).rejectsOnce(inUse).rejectsOnce(inUse).resolves({});
+    await expect(handler(event('Delete', certProps, CERT_ARN))).resolves.toEqual({
       PhysicalResourceId: CERT_ARN,
     });
-    expect(inUse.logger.lines.find((l) => l.level === 'warn')?.fields).toEqual({ certificate_arn: CERT_ARN });
+    expect(acm.commandCalls(DeleteCertificateCommand)).toHaveLength(3);
+    expect(waits).toEqual([2_000, 4_000]);
+  });
 
-    const failed = setup();
-    failed.acm.on(DeleteCertificateCommand).rejects(new Error('throttled'));
-    await expect(failed.handler(event('Delete', certProps, CERT_ARN))).rejects.toThrow('throttled');
+  test('Delete of a certificate ACM keeps refusing FAILS with the reason and its users (never a silent SUCCESS)', async () => {
+    const { handler, acm, waits, logger } = setup();
+    const listener =
+      'arn:aws-us-gov:elasticloadbalancing:us-gov-west-1:123456789012:loadbalancer/app/gco/abc';
+    acm
+      .on(DeleteCertificateCommand)
+      .rejects(new ResourceInUseException({ message: 'Certificate is in use', $metadata: {} }));
+    acm
+      .on(DescribeCertificateCommand)
+      .resolves({ Certificate: { CertificateArn: CERT_ARN, InUseBy: [listener] } });
+    await expect(handler(event('Delete', certProps, CERT_ARN))).rejects.toThrow(
+      `ACM refused to delete ${CERT_ARN}: still in use after 70 s by ${listener}`,
+    );
+    // Doubling backoff capped at 20 s, all within the 80 s budget (the function's timeout is 2 minutes).
+    expect(waits).toEqual([2_000, 4_000, 8_000, 16_000, 20_000, 20_000]);
+    expect(sum(waits)).toBeLessThanOrEqual(DELETE_RETRY_BUDGET_MS);
+    expect(acm.commandCalls(DeleteCertificateCommand)).toHaveLength(waits.length + 1);
+    expect(logger.text()).toContain('internal CA request failed');
+  });
+
+  test('Delete fails at once on any other ACM error, with its name and message', async () => {
+    const { handler, acm, waits } = setup();
+    acm.on(DeleteCertificateCommand).rejects(new Error('Rate exceeded'));
+    await expect(handler(event('Delete', certProps, CERT_ARN))).rejects.toThrow(
+      `ACM refused to delete ${CERT_ARN}: Error: Rate exceeded`,
+    );
+    expect(waits).toEqual([]);
+    expect(acm.commandCalls(DeleteCertificateCommand)).toHaveLength(1);
   });
 
   test('Delete after a failed Create (no certificate ARN) calls nothing', async () => {

@@ -4,6 +4,7 @@
 import type { Construct } from 'constructs';
 import { CfnEndpointGroup } from 'aws-cdk-lib/aws-globalaccelerator';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { DEFAULT_TRAFFIC_DIAL_PERCENTAGE } from '../../config.js';
 import type { PlatformConfig } from '../../config.js';
 import { TARGET_HEALTH_CHECK } from '../../constructs/internal-alb.js';
 import { acceleratorListenerParameterName } from '../../names.js';
@@ -24,7 +25,10 @@ export function addAcceleratorEndpointGroup(
     endpointGroupRegion: region,
     // An internal ALB endpoint always preserves client IPs (the ALB security group allows for it).
     endpointConfigurations: [{ endpointId: loadBalancerArn, clientIpPreservationEnabled: true, weight: 128 }],
-    trafficDialPercentage: 100,
+    // From config, never pinned: an operator drains the region with accelerator.traffic_dial_percentage
+    // (docs/operations.md), and a later deploy keeps that drain instead of resetting the dial.
+    trafficDialPercentage:
+      config.accelerator.trafficDialPercentage[region] ?? DEFAULT_TRAFFIC_DIAL_PERCENTAGE,
     // Mirrors the listener; for ALB endpoints the accelerator follows the ALB's own target health.
     healthCheckProtocol: 'HTTPS',
     healthCheckPort: 443,
