@@ -27,9 +27,17 @@ import type { AlbServiceName, ClusterServiceName } from '../contracts/routing.js
 import { TABLES, tableName } from '../contracts/tables.js';
 import { startAlbRouter, type AlbRouter } from './alb-router.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
-import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';
+import {
+  kubeConfigFor,
+  startKubeApiSimulator,
+  type KubeApiSimulator,
+  type KubeletTiming,
+} from './kube-api-simulator/index.js';
+import type { ModelServerOptions } from './model-server.js';
 import { startOpenCostStandIn } from './opencost-stand-in.js';
+import { PodModelRuntime } from './pod-model-runtime.js';
 import { startLocalS3 } from './s3.js';
+import { createServiceProxy } from './service-proxy.js';
 import type { LocalCa } from './tls.js';
 
 export const LOCAL_HOST = '127.0.0.1';
@@ -50,6 +58,11 @@ export interface LocalRegionOptions {
   central: LocalDynamo;
   logs: 'json' | 'silent';
   kubelet?: Partial<KubeletTiming>;
+  /** The image whose pods run the local sample model (default localSampleImage of this region). */
+  sampleImage?: string;
+  modelServer?: Pick<ModelServerOptions, 'tokenDelayMs' | 'pace'>;
+  /** Registries the validation policy trusts as the project's own (default: this region's localRegistry). */
+  projectRegistries?: readonly string[];
   progress: (message: string) => void;
 }
 
@@ -64,6 +77,19 @@ export interface LocalRegion {
   /** Stops the region's ALB: nothing reaches its services any more (a regional outage). */
   stopAlb(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The local account's ECR host in a region: the project's own registry, as in a deployment. */
+export function localRegistry(accountId: string, region: string): string {
+  return `${accountId}.dkr.ecr.${region}.amazonaws.com`;
+}
+
+/**
+ * The image reference whose pods run the local sample model (endpoints.json `inference.sampleImage`).
+ * Nothing is pulled: the simulated kubelet recognises the reference (pod-model-runtime.ts).
+ */
+export function localSampleImage(accountId: string, project: string, region: string): string {
+  return `${localRegistry(accountId, region)}/${project}/sample-model:1`;
 }
 
 /** Spot prices without EC2: one configurable price for every instance type. */
@@ -118,10 +144,27 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
     const caFile = join(caDir, 'internal-ca.pem');
     writeFileSync(caFile, ca.cert);
 
+    // Pods run for real where they can: a model pod gets a loopback HTTPS server (pod-model-runtime.ts),
+    // and Service hosts resolve to the Ready pods' servers for the inference-proxy (service-proxy.ts).
+    const running: { simulator?: KubeApiSimulator } = {};
+    const runtime: PodModelRuntime = new PodModelRuntime({
+      ca,
+      sampleImage: opts.sampleImage ?? localSampleImage(opts.accountId, project, region),
+      ...(opts.modelServer ? { modelServer: opts.modelServer } : {}),
+      serviceHostsFor: (pod) => serviceProxy.serviceHostsFor(pod),
+    });
+    const serviceProxy = createServiceProxy(
+      () => running.simulator,
+      (namespace, name, uid) => runtime.portOf(namespace, name, uid),
+    );
+    closers.push(() => runtime.close());
     const simulator = await startKubeApiSimulator({
       host: LOCAL_HOST,
       ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
+      deploymentPods: true,
+      podRuntime: runtime,
     });
+    running.simulator = simulator;
     closers.push(() => simulator.close());
     say('kubernetes API simulator', simulator.url);
     const kubeConfig = kubeConfigFor(simulator.url);
@@ -176,8 +219,10 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
         {
           ...opts.central.env,
           ...manifestProcessorEnvironment({ clusterName, region }),
-          // Like a deployment, the local platform adds its own registry (the local account's ECR host).
-          ...policyEnvironment({ projectRegistries: [`${opts.accountId}.dkr.ecr.${region}.amazonaws.com`] }),
+          // Like a deployment, the local platform adds its own registries (the local account's ECR hosts).
+          ...policyEnvironment({
+            projectRegistries: [...(opts.projectRegistries ?? [localRegistry(opts.accountId, region)])],
+          }),
           ...developerPolicyVariables(process.env),
           ...queueEnvironment({
             region,
@@ -207,7 +252,12 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
           tableName: tableName(project, TABLES.inferenceEndpoints),
           caFile,
         }),
-        { dynamodb: opts.central.client(), keys, ...logs },
+        {
+          dynamodb: opts.central.client(),
+          keys,
+          resolveUpstream: (host, port) => serviceProxy.resolve(host, port),
+          ...logs,
+        },
       ),
     );
 
