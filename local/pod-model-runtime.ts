@@ -18,7 +18,7 @@ import { startStubModelServer } from './stub-model-server.js';
 import type { LocalCa } from './tls.js';
 
 /** The container the inference reconciler names `model` (contracts/inference-endpoints.ts layout). */
-export const MODEL_CONTAINER = 'model';
+const MODEL_CONTAINER = 'model';
 const DEFAULT_HEALTH_PATH = '/health';
 const LOOPBACK = '127.0.0.1';
 

@@ -47,7 +47,7 @@ function selects(service: KubeObject, pod: KubeObject): boolean {
 }
 
 /** The DNS names of a Service (short, namespaced, cluster-local) — what its certificate names. */
-export function serviceDnsNames(service: KubeObject): string[] {
+function serviceDnsNames(service: KubeObject): string[] {
   const name = service.metadata.name;
   const ns = service.metadata.namespace ?? 'default';
   return [`${name}.${ns}.svc.cluster.local`, `${name}.${ns}.svc`, `${name}.${ns}`, name];
