@@ -1,8 +1,8 @@
 /**
- * Every operation id each cluster service publishes (seed 000's tables): 37 + 6 + 9 + 5 = 57. The
- * generated-input suite (test/fuzz/cluster/) checks each service's /openapi.json against these lists, so
- * a new route fails it until it is fuzzed too; manifest-processor's are split in two groups, one per test
- * file of the suite.
+ * Every operation id each cluster service publishes (seed 000's tables, plus the 11 of the inference
+ * endpoint lifecycle): 48 + 6 + 9 + 5 = 68. The generated-input suite (test/fuzz/cluster/) checks each
+ * service's /openapi.json against these lists, so a new route fails it until it is fuzzed too;
+ * manifest-processor's are split in three groups, one per test file of the suite.
  */
 import type { ClusterServiceName } from '../../contracts/routing.js';
 
@@ -52,6 +52,17 @@ export const MANIFEST_PROCESSOR_CENTRAL = [
   'get_cost_status_api_v1_cost_status_get',
 ];
 
+/** manifest-processor's inference endpoint lifecycle (docs/inference-endpoints.md). */
+export const MANIFEST_PROCESSOR_INFERENCE = [
+  'create_inference_endpoint_api_v1_inference_endpoints_post',
+  'list_inference_endpoints_api_v1_inference_endpoints_get',
+  'get_inference_endpoint_api_v1_inference_endpoints__name__get',
+  ...['scale', 'image', 'stop', 'start', 'canary', 'promote', 'rollback'].map(
+    (action) => `${action}_inference_endpoint_api_v1_inference_endpoints__name__${action}_post`,
+  ),
+  'delete_inference_endpoint_api_v1_inference_endpoints__name__delete',
+];
+
 const proxy = ['root', 'path'].flatMap((kind) =>
   ['get', 'post', 'head'].map((method) =>
     kind === 'root'
@@ -61,7 +72,11 @@ const proxy = ['root', 'path'].flatMap((kind) =>
 );
 
 export const OPERATIONS: Record<ClusterServiceName, readonly string[]> = {
-  'manifest-processor': [...MANIFEST_PROCESSOR_KUBERNETES, ...MANIFEST_PROCESSOR_CENTRAL],
+  'manifest-processor': [
+    ...MANIFEST_PROCESSOR_KUBERNETES,
+    ...MANIFEST_PROCESSOR_CENTRAL,
+    ...MANIFEST_PROCESSOR_INFERENCE,
+  ],
   'health-monitor': [
     ...PROBES,
     'root__get',

@@ -1,7 +1,7 @@
 /**
  * manifest-processor: submits, validates and deletes cluster manifests; lists, inspects, retries and
- * deletes jobs; and fronts the central job queue, job templates, webhooks and this region's cost-monitor
- * (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
+ * deletes jobs; and fronts the central job queue, job templates, webhooks, the inference endpoint
+ * lifecycle (docs/inference-endpoints.md) and this region's cost-monitor (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
  */
 import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
@@ -24,6 +24,14 @@ import { loadManifestProcessorConfig, type ManifestProcessorConfig } from './con
 import type { ProcessorContext } from './context.js';
 import { COST_PREFIX, CostMonitorClient, costRoutes, loadCostMonitorClientSettings } from './cost/index.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
+import {
+  EndpointValidator,
+  INFERENCE_ENDPOINTS_PREFIX,
+  inferenceEndpointRoutes,
+  InferenceEndpointStore,
+  loadInferenceEndpointConfig,
+  type InferenceEndpointConfig,
+} from './inference-endpoints/index.js';
 import { JOBS_PREFIX, jobRoutes } from './jobs/routes.js';
 import { JobsService } from './jobs/service.js';
 import { MANIFESTS_PREFIX, manifestRoutes } from './manifests/routes.js';
@@ -47,10 +55,17 @@ export interface ManifestProcessorDeps {
   centralTables?: CentralTableFeatures;
   /** This region's cost-monitor behind /api/v1/cost (left out with the central tables in such tests). */
   cost?: CostMonitorClient;
+  /** The inference endpoint lifecycle behind /api/v1/inference/endpoints (left out like the central tables). */
+  inferenceEndpoints?: {
+    store: InferenceEndpointStore;
+    config: InferenceEndpointConfig;
+    /** The regions an endpoint may list (DEPLOYMENT_REGIONS, as the queue's target regions). */
+    deploymentRegions: readonly string[];
+  };
 }
 
 export async function createManifestProcessor(deps: ManifestProcessorDeps): Promise<Service> {
-  const { centralTables, cost } = deps;
+  const { centralTables, cost, inferenceEndpoints } = deps;
   const ctx: ProcessorContext = {
     config: deps.config,
     kubeConfig: deps.kubeConfig,
@@ -94,6 +109,17 @@ export async function createManifestProcessor(deps: ManifestProcessorDeps): Prom
           allowedNamespaces: ctx.policy.config.allowedNamespaces,
         });
       }
+      if (inferenceEndpoints) {
+        await app.register(inferenceEndpointRoutes, {
+          prefix: INFERENCE_ENDPOINTS_PREFIX,
+          store: inferenceEndpoints.store,
+          validator: new EndpointValidator({
+            policy: ctx.policy,
+            deploymentRegions: inferenceEndpoints.deploymentRegions,
+            maxReplicas: inferenceEndpoints.config.maxReplicas,
+          }),
+        });
+      }
       if (cost) await app.register(costRoutes, { prefix: COST_PREFIX, client: cost });
     },
   });
@@ -125,6 +151,7 @@ export async function createManifestProcessorFromEnv(
   const queue = loadQueueConfig(read);
   const templates = loadTemplateConfig(read);
   const webhooks = loadWebhookConfig(read);
+  const inference = loadInferenceEndpointConfig(read);
   const costSettings = loadCostMonitorClientSettings(read);
   const emf = loadEmfConfig(read);
   const metricsStream = replicaId(read);
@@ -134,21 +161,22 @@ export async function createManifestProcessorFromEnv(
   const envelope = envelopeVerifierFromEnv(env, overrides.keys);
   const kubeConfig = overrides.kubeConfig ?? kubeConfigFromEnv(env);
   const logger = overrides.logger ? { logger: overrides.logger } : {};
+  const dynamodb =
+    overrides.dynamodb ??
+    new DynamoDBClient(
+      // Bounded like inference-proxy's: a slow table must fail the request, not pile requests up.
+      awsClientConfig({
+        component: 'manifest-processor',
+        region: globalRegion,
+        connectionTimeoutMs: 2_000,
+        requestTimeoutMs: 5_000,
+      }),
+    );
   const centralTables = createCentralTableFeatures({
     queue,
     templates,
     webhooks,
-    dynamodb:
-      overrides.dynamodb ??
-      new DynamoDBClient(
-        // Bounded like inference-proxy's: a slow table must fail the request, not pile requests up.
-        awsClientConfig({
-          component: 'manifest-processor',
-          region: globalRegion,
-          connectionTimeoutMs: 2_000,
-          requestTimeoutMs: 5_000,
-        }),
-      ),
+    dynamodb,
     kubeConfig,
     policy,
     source: { region: config.region, cluster: config.clusterName },
@@ -171,6 +199,11 @@ export async function createManifestProcessorFromEnv(
     envelope,
     centralTables,
     cost: CostMonitorClient.fromSettings(costSettings),
+    inferenceEndpoints: {
+      store: new InferenceEndpointStore(dynamodb, inference.tableName),
+      config: inference,
+      deploymentRegions: queue.deploymentRegions,
+    },
     ...logger,
   });
 }

@@ -56,6 +56,8 @@ export interface FuzzRegion {
   hasIdempotencyRecord(key: string): Promise<boolean>;
   templateCount(): Promise<number>;
   webhookCount(): Promise<number>;
+  /** Every inference endpoint record without `regions` (the reconcilers' part), sorted by name. */
+  endpointRecords(): Promise<Record<string, unknown>[]>;
   /** Kubernetes Jobs in the simulated cluster that the queue worker did not create, every namespace. */
   clusterJobCount(): Promise<number>;
   close(): Promise<void>;
@@ -205,6 +207,12 @@ export async function startFuzzRegion(): Promise<FuzzRegion> {
       },
       async webhookCount() {
         return (await scanAll(tableName(PROJECT, TABLES.webhooks))).length;
+      },
+      async endpointRecords() {
+        const items = await scanAll(tableName(PROJECT, TABLES.inferenceEndpoints));
+        return items
+          .map(({ regions: _regions, ...rest }) => rest)
+          .sort((a, b) => String(a.endpoint_name).localeCompare(String(b.endpoint_name)));
       },
       async clusterJobCount() {
         // The queue worker dispatches in the background; only requests under test create the others.

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import type { ClusterServiceName } from '../../../contracts/routing.js';
 import { jobManifest as clusterJobManifest } from '../../support/cluster-fixtures.js';
 import { DEPLOYMENT_REGIONS, MODEL_ENDPOINT, type JsonSchema, type OpenApiDocument } from './harness.js';
+import { INFERENCE_ENDPOINT_REFINEMENTS } from './inference-endpoints-refinements.js';
 import { freeObject, valueOf } from './schema-arbitrary.js';
 
 /** Fixtures every run can find (created by the suite before it starts). */
@@ -36,7 +37,7 @@ export interface Operation {
   refinement: Refinement;
 }
 
-export type WriteCheck = 'queue' | 'template' | 'webhook' | 'cluster';
+export type WriteCheck = 'queue' | 'template' | 'webhook' | 'cluster' | 'endpoint';
 
 interface Refinement {
   /** Valid values of path parameters (an existing fixture or any well-formed name). */
@@ -256,6 +257,7 @@ const REFINEMENTS: Record<string, Refinement> = {
   list_cost_reports_api_v1_cost_reports_get: {},
   generate_cost_report_api_v1_cost_reports_post: {},
   get_cost_status_api_v1_cost_status_get: {},
+  ...INFERENCE_ENDPOINT_REFINEMENTS,
   // health-monitor (root, probes and health as above)
   get_metrics_api_v1_metrics_get: { documented5xx: [503] },
   get_status_api_v1_status_get: {},

@@ -8,6 +8,8 @@ import { checkReply } from './checks.js';
 import type { FuzzRegion } from './harness.js';
 import { FIXTURE, jobManifest, type Operation, type WriteCheck } from './operations.js';
 import { casesOf, type Case } from './requests.js';
+import { IMAGE } from '../../support/cluster-fixtures.js';
+import { ENDPOINT_FIXTURE } from './inference-endpoints-refinements.js';
 
 export const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
 export const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 40);
@@ -23,6 +25,8 @@ async function snapshotOf(region: FuzzRegion, write: WriteCheck): Promise<unknow
       return region.webhookCount();
     case 'cluster':
       return region.clusterJobCount();
+    case 'endpoint':
+      return region.endpointRecords();
   }
 }
 
@@ -55,7 +59,7 @@ export async function fuzzOperation(region: FuzzRegion, op: Operation): Promise<
   );
 }
 
-/** The job and the template the valid requests of other operations can find. */
+/** The job, the template and the endpoint the valid requests of other operations can find. */
 export async function createFixtures(region: FuzzRegion): Promise<void> {
   const [manifest] = fc.sample(jobManifest, { seed: SEED, numRuns: 1 });
   const job = { ...manifest, metadata: { name: FIXTURE.job, namespace: FIXTURE.namespace } };
@@ -64,9 +68,11 @@ export async function createFixtures(region: FuzzRegion): Promise<void> {
     manifest: { ...manifest, metadata: { name: '{{name}}', labels: { app: 'fuzz' } } },
     parameters: { x_unused: 'default' },
   };
-  for (const [target, body] of [
-    ['/api/v1/manifests', { manifests: [job] }],
-    ['/api/v1/templates', template],
+  const endpoint = { name: ENDPOINT_FIXTURE, image: IMAGE, regions: ['us-east-1'] };
+  for (const [target, body, created] of [
+    ['/api/v1/manifests', { manifests: [job] }, 200],
+    ['/api/v1/templates', template, 200],
+    ['/api/v1/inference/endpoints', endpoint, 201],
   ] as const) {
     const reply = await region.send('manifest-processor', {
       method: 'POST',
@@ -74,6 +80,6 @@ export async function createFixtures(region: FuzzRegion): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: Buffer.from(JSON.stringify(body)),
     });
-    if (reply.status !== 200) throw new Error(`fixture ${target}: ${reply.status} ${reply.text}`);
+    if (reply.status !== created) throw new Error(`fixture ${target}: ${reply.status} ${reply.text}`);
   }
 }
