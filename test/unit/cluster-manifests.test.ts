@@ -77,6 +77,7 @@ describe('cluster/k8s templates', () => {
     expect(rendered[0]?.documents.filter((d) => d.kind === 'Namespace').map(nameOf)).toEqual([
       CLUSTER_NAMESPACE,
       'svc-jobs',
+      'gco-inference',
     ]);
     for (const doc of docs) {
       expect(typeof doc.apiVersion).toBe('string');

@@ -35,6 +35,7 @@ import {
 import { JOBS_PREFIX, jobRoutes } from './jobs/routes.js';
 import { JobsService } from './jobs/service.js';
 import { MANIFESTS_PREFIX, manifestRoutes } from './manifests/routes.js';
+import { loadInferenceReconcilerConfig } from './inference-reconciler/index.js';
 import { loadPolicyConfig, ValidationPolicy } from './policy/index.js';
 import { loadQueueConfig, QUEUE_PREFIX, queueRoutes, type SpotPriceSource } from './queue/index.js';
 import { ResourceService } from './resources.js';
@@ -152,6 +153,7 @@ export async function createManifestProcessorFromEnv(
   const templates = loadTemplateConfig(read);
   const webhooks = loadWebhookConfig(read);
   const inference = loadInferenceEndpointConfig(read);
+  const inferenceReconciler = loadInferenceReconcilerConfig(read);
   const costSettings = loadCostMonitorClientSettings(read);
   const emf = loadEmfConfig(read);
   const metricsStream = replicaId(read);
@@ -176,6 +178,7 @@ export async function createManifestProcessorFromEnv(
     queue,
     templates,
     webhooks,
+    inference: inferenceReconciler,
     dynamodb,
     kubeConfig,
     policy,

@@ -9,6 +9,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EmfPublisher } from '../../shared/emf-publisher.js';
 import type { ReadinessCheck } from '../../shared/probes.js';
+import {
+  createInferenceReconciler,
+  type InferenceReconcilerConfig,
+  type InferenceReconcilerService,
+} from './inference-reconciler/index.js';
 import type { ValidationPolicy } from './policy/index.js';
 import { createQueue, type Queue, type QueueConfig, type SpotPriceSource } from './queue/index.js';
 import { TemplateStore, type TemplateConfig } from './templates/index.js';
@@ -25,6 +30,8 @@ export interface CentralTableFeatures {
   readonly queue: Queue;
   readonly templates: TemplateStore;
   readonly webhooks: { store: WebhookStore; config: WebhookConfig };
+  /** The region's inference reconciler; endpoint writes call its trigger(). */
+  readonly inference?: InferenceReconcilerService;
   readonly readiness: Record<string, ReadinessCheck>;
   start(): void;
   close(): Promise<void>;
@@ -34,6 +41,8 @@ export interface CentralTableFeaturesOptions {
   queue: QueueConfig;
   templates: TemplateConfig;
   webhooks: WebhookConfig;
+  /** The inference reconciler's settings; left out, no reconciler is built. */
+  inference?: InferenceReconcilerConfig;
   /** Client of the global region, where the central tables live. */
   dynamodb: DynamoDBClient;
   kubeConfig: KubeConfig;
@@ -90,12 +99,17 @@ export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): C
     ...(webhookMetrics ? { outcomes: webhookMetrics } : {}),
     ...logger,
   });
+  const inference = opts.inference
+    ? createInferenceReconciler({ config: opts.inference, dynamodb, kubeConfig: opts.kubeConfig, ...logger })
+    : undefined;
   return {
     queue,
     templates,
     webhooks: { store: webhookStore, config: webhookConfig },
+    ...(inference ? { inference } : {}),
     readiness: {
       ...queue.readiness,
+      ...(inference?.readiness ?? {}),
       ...(webhookConfig.deliveryEnabled
         ? { webhook_watcher: () => watcher.running, webhook_delivery: () => worker.running }
         : {}),
@@ -107,10 +121,11 @@ export function createCentralTableFeatures(opts: CentralTableFeaturesOptions): C
         worker.start();
       }
       webhookMetrics?.start();
+      inference?.start();
       opts.metrics?.start();
     },
     async close() {
-      await Promise.all([watcher.stop(), worker.stop(), webhookMetrics?.stop()]);
+      await Promise.all([watcher.stop(), worker.stop(), webhookMetrics?.stop(), inference?.close()]);
       await queue.close();
       // After the loops: their last values go out with the final flush.
       await opts.metrics?.stop();
