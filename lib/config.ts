@@ -6,6 +6,11 @@ import { acceleratorSupports } from './accelerator-regions.js';
 import { azIdPrefix, EKS_EXCLUDED_AZ_IDS, isAvailabilityZoneId } from './availability-zones.js';
 import { ALL_REGIONS, isKnownRegion, partitionOf } from '../contracts/partition.js';
 import type { PartitionInfo } from '../contracts/partition.js';
+import {
+  DEFAULT_GPU_NODE_POOL_CONTEXT,
+  readGpuNodePool,
+  type GpuNodePoolConfig,
+} from './gpu-node-pool-config.js';
 
 // AWS WAF rate-based statement Limit: valid range 10..2,000,000,000 requests per evaluation window.
 const WAF_RATE_LIMIT_MIN = 10;
@@ -64,6 +69,7 @@ export const DEFAULT_CONTEXT = deepFreeze({
   // Pre-built images (npm run images:build): registry "<acct>.dkr.ecr.{region}.amazonaws.com/gco" and a
   // tag; both null = build the four images locally with Docker at deploy time.
   images: { registry: null, tag: null },
+  gpu_node_pool: DEFAULT_GPU_NODE_POOL_CONTEXT,
 });
 
 interface ApiGatewayConfig {
@@ -149,6 +155,7 @@ export interface PlatformConfig {
   readonly monitoring: MonitoringConfig;
   readonly eks: EksConfig;
   readonly images: ImagesConfig;
+  readonly gpuNodePool: GpuNodePoolConfig;
   /** The one partition every configured region is in. */
   readonly partition: PartitionInfo;
   /** TLS SNI / host name the edge presents to the regional load balancers. */
@@ -221,6 +228,9 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
   const monitoring = readMonitoring(r, sec('monitoring'));
   const eks = readEks(r, sec('eks'), base.regions);
   const images = readImages(r, sec('images'));
+  const gpuNodePool = readGpuNodePool(sec('gpu_node_pool'), (path, expected, got) =>
+    r.fail(path, expected, got),
+  );
 
   const backendHostname = readBackendHostname(r, base.projectName, base.internalDomain);
   const partition = checkOnePartition(r, base.regions, checkedGlobalRegion, analyticsRegion);
@@ -243,6 +253,7 @@ export function loadConfig(context: Record<string, unknown>): PlatformConfig {
       monitoring,
       eks,
       images,
+      gpuNodePool,
       partition,
       backendHostname,
     }),
@@ -529,6 +540,7 @@ const SECTIONS = {
   monitoring: Object.keys(DEFAULT_CONTEXT.monitoring),
   eks: Object.keys(DEFAULT_CONTEXT.eks),
   images: Object.keys(DEFAULT_CONTEXT.images),
+  gpu_node_pool: Object.keys(DEFAULT_CONTEXT.gpu_node_pool),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 

@@ -35,6 +35,7 @@ import { suppressEksClusterInternals } from '../nag-suppressions.js';
 import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../../contracts/tables.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
+import { GpuNodePool } from '../constructs/gpu-node-pool.js';
 import { InternalAlb } from '../constructs/internal-alb.js';
 import { InternalCertificate } from '../constructs/internal-ca.js';
 import { PlatformCluster } from '../constructs/platform-cluster.js';
@@ -72,6 +73,8 @@ export class RegionalStack extends PlatformStack {
   readonly acceleratorEndpointGroup?: CfnEndpointGroup;
   /** Only when `monitoring.enabled`. */
   readonly monitoring?: RegionalMonitoring;
+  /** Only when `gpu_node_pool.enabled`. */
+  readonly gpuNodePool?: GpuNodePool;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     const { region, globalStack, ...platformProps } = props;
@@ -121,6 +124,9 @@ export class RegionalStack extends PlatformStack {
     this.proxies = this.addProxies(apiDefinition, signingKeySecret);
     this.api = this.addApi(apiDefinition, removalPolicy);
     this.services = this.addServices(signingKeySecret);
+    if (config.gpuNodePool.enabled) {
+      this.gpuNodePool = new GpuNodePool(this, 'GpuNodePool', { cluster, config: config.gpuNodePool });
+    }
 
     if (config.acceleratorRegions.includes(region)) {
       if (!globalStack.acceleratorListener) {

@@ -1,7 +1,9 @@
 // Built-in admission the platform's policy report depends on: LimitRanger (container defaults and
 // min/max) and ResourceQuota (compute and object-count quotas). Rejections are 403 Forbidden with the
-// real plugins' wording, for API creates and job-controller pod creates alike.
+// real plugins' wording, for API creates and job-controller pod creates alike. Pods also pass EKS's
+// ExtendedResourceToleration (extended-resource-toleration.ts), which lets GPU pods onto tainted GPU nodes.
 
+import { addExtendedResourceTolerations } from './extended-resource-toleration.js';
 import { podLimits, podRequests } from './pod-resources.js';
 import { parseQuantity } from './quantity.js';
 import { computeKey, countedType, formatQuota, usageOf } from './quota.js';
@@ -142,6 +144,9 @@ export function admitCreate(
   obj: KubeObject,
   type: ResourceType,
 ): void {
-  if (type.group === '' && type.plural === 'pods') limitRanges(store, registry, obj, type);
+  if (type.group === '' && type.plural === 'pods') {
+    limitRanges(store, registry, obj, type);
+    addExtendedResourceTolerations(obj);
+  }
   quotas(store, registry, obj, type);
 }

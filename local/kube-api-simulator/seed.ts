@@ -1,7 +1,15 @@
 // The default cluster: namespaces default, kube-system and svc-jobs (the platform's job namespace),
 // a general-purpose CPU node (m5.2xlarge-like: 8 cpu / 32Gi) and a GPU node (g5.12xlarge-like:
 // 48 cpu / 192Gi / 4 nvidia.com/gpu) in two zones of us-east-1, both Ready.
+//
+// The GPU node carries the labels of a node of the deployed GPU NodePool (lib/constructs/gpu-node-pool.ts)
+// but not its taint GPU_NODE_TAINT (lib/gpu-node-pool-config.ts): on a deployed stage CPU pods never
+// need the GPU nodes because Auto Mode's general-purpose pool grows, while here the two nodes are all
+// there is, and pods written with put() skip the admission that would add the toleration. A test that
+// wants the deployed stage's exact scheduling puts the node again with `taints: [GPU_NODE_TAINT]`
+// (test/integration/kube-api-simulator-gpu.test.ts).
 
+import { GPU_NODE_POOL_NAME } from '../../lib/gpu-node-pool-config.js';
 import type { KubeObject } from './types.js';
 
 const SEED_NAMESPACES = ['default', 'kube-system', 'svc-jobs'];
@@ -40,6 +48,12 @@ function node(s: NodeSpec): KubeObject {
   if (s.gpus) {
     labels['nvidia.com/gpu.present'] = 'true';
     labels['eks.amazonaws.com/instance-gpu-count'] = String(s.gpus);
+    // Auto Mode's well-known labels of a node the GPU NodePool launched
+    // (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html#auto-supported-labels).
+    labels['karpenter.sh/nodepool'] = GPU_NODE_POOL_NAME;
+    labels['eks.amazonaws.com/instance-category'] = s.instanceType.replace(/\d.*$/, '');
+    labels['eks.amazonaws.com/instance-family'] = s.instanceType.split('.')[0] ?? '';
+    labels['eks.amazonaws.com/instance-gpu-manufacturer'] = 'nvidia';
   }
   const condition = (
     type: string,
