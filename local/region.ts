@@ -16,12 +16,14 @@ import { inferenceProxyEnvironment } from '../cluster/inference-proxy/src/config
 import { createManifestProcessorFromEnv } from '../cluster/manifest-processor/src/app.js';
 import { manifestProcessorEnvironment } from '../cluster/manifest-processor/src/config.js';
 import { costMonitorClientEnvironment } from '../cluster/manifest-processor/src/cost/index.js';
+import { inferenceReconcilerEnvironment } from '../cluster/manifest-processor/src/inference-reconciler/config.js';
 import { POLICY_ENV, policyEnvironment } from '../cluster/manifest-processor/src/policy/index.js';
 import { queueEnvironment, type SpotPriceSource } from '../cluster/manifest-processor/src/queue/index.js';
 import { webhookEnvironment } from '../cluster/manifest-processor/src/webhooks/index.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
 import type { Service } from '../cluster/shared/service.js';
 import { EnvReader } from '../contracts/env/reader.js';
+import { INFERENCE_NAMESPACE } from '../contracts/inference-endpoints.js';
 import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 import type { AlbServiceName, ClusterServiceName } from '../contracts/routing.js';
 import { TABLES, tableName } from '../contracts/tables.js';
@@ -43,6 +45,8 @@ import type { LocalCa } from './tls.js';
 export const LOCAL_HOST = '127.0.0.1';
 /** What every spot price is locally (no EC2 to ask); LOCAL_SPOT_PRICE overrides it. */
 const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
+/** The inference reconciler's pass interval locally (a write through the API also triggers a pass). */
+const LOCAL_RECONCILE_INTERVAL_MS = 500;
 
 export interface LocalRegionOptions {
   project: string;
@@ -166,6 +170,8 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
     });
     running.simulator = simulator;
     closers.push(() => simulator.close());
+    // What cluster/k8s/00-namespaces.yaml creates in a deployment, before the reconciler runs.
+    simulator.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: INFERENCE_NAMESPACE } });
     say('kubernetes API simulator', simulator.url);
     const kubeConfig = kubeConfigFor(simulator.url);
 
@@ -230,6 +236,8 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
             workerEnabled: true,
             pollIntervalMs: 1000,
           }),
+          // The inference reconciler, as every region's processor runs it; a short pass interval locally.
+          ...inferenceReconcilerEnvironment({ enabled: true, intervalMs: LOCAL_RECONCILE_INTERVAL_MS }),
           // Local development only: webhook receivers on this machine. A deployment never allows them.
           ...webhookEnvironment({ pollIntervalMs: 1000, allowPrivateTargets: true }),
           ...costMonitorClientEnvironment({ baseUrl: costMonitorUrl, caFile }),
