@@ -14,6 +14,7 @@ import {
 } from '../../contracts/inference-endpoints.js';
 import { signSigV4 } from '../../contracts/runtime/sigv4.js';
 import { tokenFor } from '../../local/model-server.js';
+import { stubDetail } from '../../local/stub-model-server.js';
 import { startLocalPlatform, type LocalPlatform } from '../../local/platform.js';
 import { kubeConfigFor } from '../../local/kube-api-simulator/index.js';
 import { gco, type GcoResult } from '../integration/cli/support/gco-process.js';
@@ -44,6 +45,16 @@ beforeAll(async () => {
   env = localEnv(platform);
 }, 60_000);
 afterAll(() => platform?.close());
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 /** Runs gco; a failure shows its output in the assertion message. */
 async function run(args: string[]): Promise<GcoResult> {
@@ -175,6 +186,11 @@ describe(`gco inference: deploy → invoke → scale → canary → promote → 
     expect(regionOf(await status())).toMatchObject({ state: 'running', canary_ready_replicas: 1 });
     expect(await endpointObjects()).toContain(`Deployment/${endpointObjectName(NAME, 'canary')}`);
 
+    // The inference-proxy caches a record for ENDPOINT_CACHE_TTL_MS (5 s, docs/inference-proxy.md): measure
+    // once it routes by the new record, i.e. once the canary has answered.
+    await until('the proxy routes to the canary', async () =>
+      (await signedCompletion()).target === 'canary' ? true : undefined,
+    );
     const counts: Record<string, number> = {};
     let next = 0;
     await Promise.all(
@@ -208,8 +224,32 @@ describe(`gco inference: deploy → invoke → scale → canary → promote → 
   test('delete --wait: no Kubernetes object is left and invoke exits 1 with the API’s 404', async () => {
     expectOk(await run(['inference', 'delete', NAME, '--wait']));
     expect(await endpointObjects()).toEqual([]);
-    const { result } = await invokeStream();
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/404|not found/i);
+    // Until its cached record expires (5 s), the proxy may still try the removed Service (502); then 404.
+    const result = await until('invoke answers 404', async () => {
+      const { result: r } = await invokeStream();
+      expect(r.code).toBe(1);
+      if (/HTTP 404/.test(r.stderr)) return r;
+      expect(r.stderr).toContain('HTTP 502');
+      return undefined;
+    });
+    expect(result.stderr).toContain(`HTTP 404`);
+  });
+});
+
+describe('an image the local platform cannot run', () => {
+  test('deploys and reports running, and answers as a stub model server that says so', async () => {
+    // Another tag of the sample repository: trusted by the validation policy, not the sample model.
+    const image = platform.endpoints.inference.sampleImage.replace(/:[^:/]+$/, ':not-local');
+    const name = 'e2e-stub';
+    expectOk(await run(['inference', 'deploy', name, '--image', image, '--region', REGION, '--wait']));
+    const view = JSON.parse((await run(['inference', 'status', name, '-o', 'json'])).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(regionOf(view).state).toBe('running');
+    const invoked = await run(['inference', 'invoke', name, '--prompt', PROMPT, '-o', 'json']);
+    expect(invoked.code).toBe(1);
+    expect(`${invoked.stdout}${invoked.stderr}`).toContain(stubDetail(image));
+    expectOk(await run(['inference', 'delete', name, '--wait']));
   });
 });
