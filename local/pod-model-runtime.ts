@@ -21,6 +21,12 @@ import type { LocalCa } from './tls.js';
 const MODEL_CONTAINER = 'model';
 const DEFAULT_HEALTH_PATH = '/health';
 const LOOPBACK = '127.0.0.1';
+/**
+ * A stopped pod's server finishes the requests in flight for its terminationGracePeriodSeconds (default
+ * 30 s: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination), capped
+ * locally so a stream cannot hold a test or a stop for long.
+ */
+const LOCAL_MAX_GRACE_MS = 5_000;
 
 export interface PodModelRuntimeOptions {
   ca: LocalCa;
@@ -37,7 +43,9 @@ interface PodServer {
   port: number | undefined;
   /** Set when the pod stopped: a server still starting closes as soon as it is up. */
   stopped: boolean;
-  close?: () => Promise<void>;
+  /** The pod's terminationGracePeriodSeconds, capped (LOCAL_MAX_GRACE_MS). */
+  graceMs: number;
+  close?: (graceMs?: number) => Promise<void>;
 }
 
 interface ContainerDef {
@@ -71,6 +79,14 @@ export class PodModelRuntime implements PodRuntime {
       name: pod.metadata.name,
       port: undefined,
       stopped: false,
+      graceMs: Math.min(
+        LOCAL_MAX_GRACE_MS,
+        1000 *
+          Number(
+            (pod.spec as { terminationGracePeriodSeconds?: unknown } | undefined)
+              ?.terminationGracePeriodSeconds ?? 30,
+          ),
+      ),
     };
     this.servers.set(uid, entry);
     const hosts = [...new Set([...endpointHosts(pod), ...(this.opts.serviceHostsFor?.(pod) ?? [])])];
@@ -84,7 +100,7 @@ export class PodModelRuntime implements PodRuntime {
           image: model.image,
           healthPath: typeof probePath === 'string' ? probePath : DEFAULT_HEALTH_PATH,
         });
-    entry.close = () => server.close();
+    entry.close = (graceMs) => server.close(graceMs);
     if (entry.stopped) {
       await server.close();
       throw new Error('pod stopped while its server was starting');
@@ -109,7 +125,8 @@ export class PodModelRuntime implements PodRuntime {
     this.servers.delete(pod.uid);
     entry.stopped = true;
     entry.port = undefined;
-    void entry.close?.().catch(() => undefined);
+    // New connections go elsewhere at once (the resolver no longer sees the pod); requests in flight finish.
+    void entry.close?.(Number.isFinite(entry.graceMs) ? entry.graceMs : 0).catch(() => undefined);
   }
 
   /** The loopback port serving a Running pod, when its server is up. */

@@ -9,6 +9,7 @@
  *   *    anything else   501 {"detail":"stub model server: image <img> is not runnable locally"}
  */
 import { createServer } from 'node:https';
+import { closeGracefully } from './model-server.js';
 import type { AddressInfo } from 'node:net';
 import type { IssuedCertificate } from './tls.js';
 
@@ -23,7 +24,8 @@ export interface StubModelServerOptions {
 
 export interface StubModelServer {
   readonly port: number;
-  close(): Promise<void>;
+  /** As ModelServer.close. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function stubDetail(image: string): string {
@@ -50,10 +52,6 @@ export async function startStubModelServer(opts: StubModelServerOptions): Promis
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: (graceMs = 0) => closeGracefully(server, graceMs),
   };
 }

@@ -277,6 +277,28 @@ describe('a Deployment with the sample image', () => {
   });
 });
 
+describe('a pod deleted while it streams', () => {
+  test('finishes the stream in flight (grace period), while new requests find no endpoint', async () => {
+    await deploy('drain', SAMPLE_IMAGE, 1);
+    const body = JSON.stringify({ prompt: 'long', max_tokens: 100, stream: true });
+    let deleted: Promise<unknown> | undefined;
+    const answer = await send(base, '/inference/drain/v1/completions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      onChunk: () => {
+        deleted ??= apps.deleteNamespacedDeployment({ name: 'ep-drain', namespace: NS });
+      },
+    });
+    await deleted;
+    expect(answer.status).toBe(200);
+    expect(streamedTokens(answer.text)).toHaveLength(100);
+    expect(answer.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    await until('pods gone', () => (podsOf('drain').length === 0 ? true : undefined));
+    expect((await post('drain', completion('again'))).status).toBe(502);
+  });
+});
+
 describe('a Deployment with another image', () => {
   test('turns Ready and answers as a stub that says the image is not runnable locally', async () => {
     await deploy('other', OTHER_IMAGE, 1);
