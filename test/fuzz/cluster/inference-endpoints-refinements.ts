@@ -21,7 +21,7 @@ const image = fc.constantFrom(
 );
 const envName = fc.stringMatching(/^[A-Z_][A-Z0-9_.-]{0,10}$/);
 
-export const endpointBody = fc.record(
+const endpointBody = fc.record(
   {
     name: endpointName,
     image,

@@ -22,7 +22,7 @@ export interface ChangeRequest {
   now?: () => Date;
 }
 
-/** The record an operation may change: it exists, was made by the API, is not being deleted. */
+/** The record an operation may change: it exists, was made by the API, is at the expected generation. */
 async function current(
   store: InferenceEndpointStore,
   req: ChangeRequest,
