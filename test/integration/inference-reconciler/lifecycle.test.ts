@@ -288,6 +288,43 @@ describe('inference reconciler: one region', () => {
     expect(recovered?.regions[REGION]?.reason).toBeUndefined();
   });
 
+  it('a crash-looping model container before the rollout completes → degraded, naming the container', async () => {
+    // A Deployment controller that never reports this rollout ready within the test…
+    await cluster.close();
+    cluster = await startCluster(REGION, dynamo, 60_000);
+    rec = cluster.newReconciler('replica-a');
+    await table.create('crashy');
+    await reconcileUntil('crashy', stateIs('pending', 1), 'pending');
+    // …and one of its pods, whose model container the simulated kubelet runs, exits 1 and backs off.
+    cluster.sim.put({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'ep-crashy-abc12',
+        namespace: INFERENCE_NAMESPACE,
+        labels: {
+          [ENDPOINT_LABELS.managedBy]: ENDPOINT_LABELS.managedByValue,
+          [ENDPOINT_LABELS.endpoint]: 'crashy',
+          [ENDPOINT_LABELS.role]: 'primary',
+          [ENDPOINT_LABELS.generation]: '1',
+        },
+        annotations: {
+          'sim.gco.dev/pending-ms': '10',
+          'sim.gco.dev/running-ms': '10',
+          'sim.gco.dev/exit-code': '1',
+        },
+      },
+      spec: {
+        restartPolicy: 'Always',
+        containers: [{ name: 'model', image: 'registry.example/models/tiny:1' }],
+      },
+    });
+    const degraded = await reconcileUntil('crashy', stateIs('degraded', 1), 'degraded');
+    expect(degraded?.regions[REGION]?.reason).toMatch(
+      /^container model of pod ep-crashy-abc12 is crash-looping/,
+    );
+  });
+
   it('skips a malformed record and still reconciles the others', async () => {
     await table.create('fine');
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
@@ -300,5 +337,17 @@ describe('inference reconciler: one region', () => {
     );
     await reconcileUntil('fine', stateIs('running', 1), 'running');
     expect(cluster.objects('Deployment')).toHaveLength(1);
+  });
+
+  it('a record stored without a regions map gets one with this region', async () => {
+    const created = await table.create('bare');
+    const { regions: _dropped, ...withoutRegions } = created;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { documentClient } = await import('../../../cluster/shared/dynamo.js');
+    await documentClient(dynamo.client()).send(
+      new PutCommand({ TableName: table.tableName, Item: withoutRegions }),
+    );
+    const record = await reconcileUntil('bare', stateIs('running', 1), 'running');
+    expect(Object.keys(record?.regions ?? {})).toEqual([REGION]);
   });
 });
