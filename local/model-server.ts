@@ -38,7 +38,11 @@ export interface ModelServer {
   readonly port: number;
   readonly url: string;
   readonly model: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections; requests in flight may finish for `graceMs` (default 0: cut at once),
+   * as a pod's containers get terminationGracePeriodSeconds after SIGTERM.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 const WORDS = [
@@ -195,10 +199,16 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
     port,
     url: `https://${opts.host ?? '127.0.0.1'}:${port}`,
     model,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: (graceMs = 0) => closeGracefully(server, graceMs),
   };
+}
+
+/** Stops listening, closes idle keep-alive connections, and cuts the rest after `graceMs`. */
+export function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    if (graceMs <= 0) server.closeAllConnections();
+    else setTimeout(() => server.closeAllConnections(), graceMs).unref();
+  });
 }

@@ -24,7 +24,7 @@ import { registerInferenceEndpoint } from './inference-endpoint.js';
 import type { KubeletTiming } from './kube-api-simulator/index.js';
 import type { ModelServerOptions } from './model-server.js';
 import { MODEL_HEALTH_PATH, MODEL_SERVING_PATHS, startModelServer } from './model-server.js';
-import { LOCAL_HOST, startLocalRegion, type LocalRegion } from './region.js';
+import { LOCAL_HOST, localRegistry, localSampleImage, startLocalRegion, type LocalRegion } from './region.js';
 import { createLocalCa } from './tls.js';
 
 const DEFAULT_REGION = 'us-east-1';
@@ -62,7 +62,11 @@ export interface LocalEndpoints {
   };
   /** The accelerator's local port and the names the proxies resolve to 127.0.0.1. */
   edge: { acceleratorDns: string; acceleratorPort: number; backendHostname: string };
-  inference: { endpoint: string; modelServer: string; model: string };
+  /**
+   * The pre-registered sample endpoint and its model server; `sampleImage` is the image an endpoint
+   * deploys to run that model in the simulated pods (other images run a stub that answers 501).
+   */
+  inference: { endpoint: string; modelServer: string; model: string; sampleImage: string };
   signingKey: string;
   /** SigV4 credentials the APIs accept (the developer's; a random pair per run unless fixed). */
   credentials: { accessKeyId: string; secretAccessKey: string };
@@ -156,6 +160,9 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
       `${'global'.padEnd(14)}${'secrets manager/ssm/elbv2'.padEnd(26)}${aws.secretsManager.endpoint} ${aws.ssm.endpoint} ${aws.elbv2.endpoint}`,
     );
 
+    // In the local account's ECR of the first region, so every region's validation policy trusts it.
+    const sampleImage = localSampleImage(LOCAL_ACCOUNT_ID, PROJECT, config.regions[0] ?? DEFAULT_REGION);
+    const projectRegistries = config.regions.map((r) => localRegistry(LOCAL_ACCOUNT_ID, r));
     const regions: LocalRegion[] = [];
     await Promise.all(
       config.regions.map(async (region) => {
@@ -170,6 +177,9 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
           central,
           logs,
           ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
+          sampleImage,
+          projectRegistries,
+          ...(opts.modelServer ? { modelServer: opts.modelServer } : {}),
           progress,
         });
         regions.push(started);
@@ -274,7 +284,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
           ...(analytics ? { kinesis: analytics.kinesis } : {}),
         },
         edge: { acceleratorDns, acceleratorPort: accelerator.port, backendHostname: config.backendHostname },
-        inference: { endpoint: SAMPLE_ENDPOINT, modelServer: model.url, model: model.model },
+        inference: { endpoint: SAMPLE_ENDPOINT, modelServer: model.url, model: model.model, sampleImage },
         signingKey,
         credentials: {
           accessKeyId: credentials.developer.accessKeyId,

@@ -16,25 +16,37 @@ import { inferenceProxyEnvironment } from '../cluster/inference-proxy/src/config
 import { createManifestProcessorFromEnv } from '../cluster/manifest-processor/src/app.js';
 import { manifestProcessorEnvironment } from '../cluster/manifest-processor/src/config.js';
 import { costMonitorClientEnvironment } from '../cluster/manifest-processor/src/cost/index.js';
+import { inferenceReconcilerEnvironment } from '../cluster/manifest-processor/src/inference-reconciler/config.js';
 import { POLICY_ENV, policyEnvironment } from '../cluster/manifest-processor/src/policy/index.js';
 import { queueEnvironment, type SpotPriceSource } from '../cluster/manifest-processor/src/queue/index.js';
 import { webhookEnvironment } from '../cluster/manifest-processor/src/webhooks/index.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
 import type { Service } from '../cluster/shared/service.js';
 import { EnvReader } from '../contracts/env/reader.js';
+import { INFERENCE_NAMESPACE } from '../contracts/inference-endpoints.js';
 import { staticKeySource } from '../contracts/envelope/signing-keys.js';
 import type { AlbServiceName, ClusterServiceName } from '../contracts/routing.js';
 import { TABLES, tableName } from '../contracts/tables.js';
 import { startAlbRouter, type AlbRouter } from './alb-router.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamodb.js';
-import { kubeConfigFor, startKubeApiSimulator, type KubeletTiming } from './kube-api-simulator/index.js';
+import {
+  kubeConfigFor,
+  startKubeApiSimulator,
+  type KubeApiSimulator,
+  type KubeletTiming,
+} from './kube-api-simulator/index.js';
+import type { ModelServerOptions } from './model-server.js';
 import { startOpenCostStandIn } from './opencost-stand-in.js';
+import { PodModelRuntime } from './pod-model-runtime.js';
 import { startLocalS3 } from './s3.js';
+import { createServiceProxy } from './service-proxy.js';
 import type { LocalCa } from './tls.js';
 
 export const LOCAL_HOST = '127.0.0.1';
 /** What every spot price is locally (no EC2 to ask); LOCAL_SPOT_PRICE overrides it. */
 const DEFAULT_LOCAL_SPOT_PRICE = 0.1;
+/** The inference reconciler's pass interval locally (a write through the API also triggers a pass). */
+const LOCAL_RECONCILE_INTERVAL_MS = 500;
 
 export interface LocalRegionOptions {
   project: string;
@@ -50,6 +62,11 @@ export interface LocalRegionOptions {
   central: LocalDynamo;
   logs: 'json' | 'silent';
   kubelet?: Partial<KubeletTiming>;
+  /** The image whose pods run the local sample model (default localSampleImage of this region). */
+  sampleImage?: string;
+  modelServer?: Pick<ModelServerOptions, 'tokenDelayMs' | 'pace'>;
+  /** Registries the validation policy trusts as the project's own (default: this region's localRegistry). */
+  projectRegistries?: readonly string[];
   progress: (message: string) => void;
 }
 
@@ -64,6 +81,19 @@ export interface LocalRegion {
   /** Stops the region's ALB: nothing reaches its services any more (a regional outage). */
   stopAlb(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The local account's ECR host in a region: the project's own registry, as in a deployment. */
+export function localRegistry(accountId: string, region: string): string {
+  return `${accountId}.dkr.ecr.${region}.amazonaws.com`;
+}
+
+/**
+ * The image reference whose pods run the local sample model (endpoints.json `inference.sampleImage`).
+ * Nothing is pulled: the simulated kubelet recognises the reference (pod-model-runtime.ts).
+ */
+export function localSampleImage(accountId: string, project: string, region: string): string {
+  return `${localRegistry(accountId, region)}/${project}/sample-model:1`;
 }
 
 /** Spot prices without EC2: one configurable price for every instance type. */
@@ -118,11 +148,30 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
     const caFile = join(caDir, 'internal-ca.pem');
     writeFileSync(caFile, ca.cert);
 
+    // Pods run for real where they can: a model pod gets a loopback HTTPS server (pod-model-runtime.ts),
+    // and Service hosts resolve to the Ready pods' servers for the inference-proxy (service-proxy.ts).
+    const running: { simulator?: KubeApiSimulator } = {};
+    const runtime: PodModelRuntime = new PodModelRuntime({
+      ca,
+      sampleImage: opts.sampleImage ?? localSampleImage(opts.accountId, project, region),
+      ...(opts.modelServer ? { modelServer: opts.modelServer } : {}),
+      serviceHostsFor: (pod) => serviceProxy.serviceHostsFor(pod),
+    });
+    const serviceProxy = createServiceProxy(
+      () => running.simulator,
+      (namespace, name, uid) => runtime.portOf(namespace, name, uid),
+    );
+    closers.push(() => runtime.close());
     const simulator = await startKubeApiSimulator({
       host: LOCAL_HOST,
       ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
+      deploymentPods: true,
+      podRuntime: runtime,
     });
+    running.simulator = simulator;
     closers.push(() => simulator.close());
+    // What cluster/k8s/00-namespaces.yaml creates in a deployment, before the reconciler runs.
+    simulator.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: INFERENCE_NAMESPACE } });
     say('kubernetes API simulator', simulator.url);
     const kubeConfig = kubeConfigFor(simulator.url);
 
@@ -176,8 +225,10 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
         {
           ...opts.central.env,
           ...manifestProcessorEnvironment({ clusterName, region }),
-          // Like a deployment, the local platform adds its own registry (the local account's ECR host).
-          ...policyEnvironment({ projectRegistries: [`${opts.accountId}.dkr.ecr.${region}.amazonaws.com`] }),
+          // Like a deployment, the local platform adds its own registries (the local account's ECR hosts).
+          ...policyEnvironment({
+            projectRegistries: [...(opts.projectRegistries ?? [localRegistry(opts.accountId, region)])],
+          }),
           ...developerPolicyVariables(process.env),
           ...queueEnvironment({
             region,
@@ -185,6 +236,8 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
             workerEnabled: true,
             pollIntervalMs: 1000,
           }),
+          // The inference reconciler, as every region's processor runs it; a short pass interval locally.
+          ...inferenceReconcilerEnvironment({ enabled: true, intervalMs: LOCAL_RECONCILE_INTERVAL_MS }),
           // Local development only: webhook receivers on this machine. A deployment never allows them.
           ...webhookEnvironment({ pollIntervalMs: 1000, allowPrivateTargets: true }),
           ...costMonitorClientEnvironment({ baseUrl: costMonitorUrl, caFile }),
@@ -207,7 +260,12 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
           tableName: tableName(project, TABLES.inferenceEndpoints),
           caFile,
         }),
-        { dynamodb: opts.central.client(), keys, ...logs },
+        {
+          dynamodb: opts.central.client(),
+          keys,
+          resolveUpstream: (host, port) => serviceProxy.resolve(host, port),
+          ...logs,
+        },
       ),
     );
 

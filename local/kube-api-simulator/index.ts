@@ -10,11 +10,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeletTiming, SimContext, Usage } from './context.js';
 import { CrdController } from './crds.js';
 import { applyDefaults } from './defaults.js';
+import { DeploymentController } from './deployment-controller.js';
 import { EventRecorder } from './events.js';
 import { JobController } from './job-controller.js';
 import { Kubelet } from './kubelet.js';
 import { kubeConfigFor, kubeConfigYaml } from './kubeconfig.js';
 import { LogStore } from './logs.js';
+import type { PodRuntime } from './pod-runtime.js';
 import { ResourceRegistry } from './registry.js';
 import { createObject, ensureDefaultServiceAccount, present } from './rest.js';
 import { seedNamespaces, seedNodes } from './seed.js';
@@ -27,6 +29,7 @@ import { WorkloadController } from './workloads.js';
 
 export type { KubeletTiming } from './context.js';
 export type { KubeObject } from './types.js';
+export type { PodRuntime, PodRuntimeLog } from './pod-runtime.js';
 export { kubeConfigFor } from './kubeconfig.js';
 export { SIM_ANNOTATIONS } from './context.js';
 export { CPU_NODE, GPU_NODE } from './seed.js';
@@ -45,6 +48,13 @@ export interface KubeApiSimulatorOptions {
    * kubeConfig() carry so clients verify the server). Default: plain HTTP.
    */
   tls?: { key: string; cert: string; ca: string };
+  /**
+   * Deployments and ReplicaSets run pods (deployment-controller.ts) and report status from them. Off by
+   * default: they then report their replicas ready `pendingMs` after each change, with no pods.
+   */
+  deploymentPods?: boolean;
+  /** Runs a process for Running pods (pod-runtime.ts); their readiness waits for it. */
+  podRuntime?: PodRuntime;
 }
 
 type UnavailableStatus = 403 | 404 | 503;
@@ -96,9 +106,15 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
     unavailable: new Map(),
   };
   new CrdController(ctx);
-  new Kubelet(ctx);
-  new JobController(ctx, (type, obj) => createObject(ctx, type, obj));
-  new WorkloadController(ctx);
+  const kubelet = new Kubelet(ctx, opts.podRuntime);
+  const create = (type: Parameters<typeof createObject>[1], obj: KubeObject) => createObject(ctx, type, obj);
+  new JobController(ctx, create);
+  if (opts.deploymentPods === true) {
+    new DeploymentController(ctx, create);
+    new WorkloadController(ctx, new Set(['statefulsets', 'daemonsets']));
+  } else {
+    new WorkloadController(ctx);
+  }
 
   if (opts.seedDefaults !== false) {
     for (const ns of seedNamespaces()) createObject(ctx, registry.core('namespaces'), ns);
@@ -124,6 +140,7 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
     close: () => {
       closing ??= (async () => {
         ctx.timers.close();
+        kubelet.stopAll();
         ctx.logs.closeAll();
         await server.close();
       })();

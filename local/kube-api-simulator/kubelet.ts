@@ -6,11 +6,14 @@
 // `exit N` (N ≠ 0) in its command/args, else 0. restartPolicy Never → the pod ends Failed/Succeeded;
 // OnFailure/Always → failing containers restart (restartCount, lastState, CrashLoopBackOff), and a
 // container that exits 0 under Always keeps running (a server).
+// With a PodRuntime (pod-runtime.ts), a Running pod's containers turn ready only once the runtime serves
+// it, and the runtime hears when the pod stops.
 
 import { randomBytes } from 'node:crypto';
 
 import type { SimContext } from './context.js';
 import { SIM_ANNOTATIONS } from './context.js';
+import type { PodRuntime } from './pod-runtime.js';
 import type { Change } from './store.js';
 import { schedule } from './scheduler.js';
 import type { KubeObject, JsonRecord } from './types.js';
@@ -46,6 +49,10 @@ interface PodSim {
   phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   restartPolicy: string;
   runningMs: number;
+  /** False while the pod runtime is starting the pod's process (its readiness probe has not passed). */
+  serving: boolean;
+  /** The runtime runs a process for this pod (it must hear when the pod stops). */
+  runtimeStarted: boolean;
 }
 
 const EXIT_RE = /\bexit\s+(\d+)/g;
@@ -90,8 +97,26 @@ export class Kubelet {
   /** True while the kubelet writes a pod, to tell its own writes from put()/API writes. */
   private writing = false;
 
-  constructor(private readonly ctx: SimContext) {
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly runtime?: PodRuntime,
+  ) {
     ctx.store.subscribe((c) => this.onChange(c));
+  }
+
+  /** Stops every pod's runtime process (the simulator closes). */
+  stopAll(): void {
+    for (const sim of [...this.sims.values()]) this.forget(sim.uid);
+  }
+
+  /** The simulator stops tracking a pod; the runtime stops its process. */
+  private forget(uid: string): void {
+    const sim = this.sims.get(uid);
+    this.sims.delete(uid);
+    if (sim?.runtimeStarted) {
+      sim.runtimeStarted = false;
+      this.runtime?.onPodStopped({ namespace: sim.namespace, name: sim.name, uid });
+    }
   }
 
   private get podType() {
@@ -112,11 +137,11 @@ export class Kubelet {
       } else if (change.type === 'MODIFIED' && !this.writing && this.sims.has(uid) && this.takenOver(pod)) {
         // Someone else (put(), a PUT of /status) decided the pod's fate: stop simulating it.
         this.ctx.timers.cancel(uid);
-        this.sims.delete(uid);
+        this.forget(uid);
         this.unscheduled.delete(uid);
       } else if (change.type === 'DELETED') {
         this.ctx.timers.cancel(uid);
-        this.sims.delete(uid);
+        this.forget(uid);
         this.unscheduled.delete(uid);
         this.ctx.logs.remove(pod.metadata.namespace ?? 'default', pod.metadata.name);
         this.retryUnscheduled();
@@ -207,6 +232,8 @@ export class Kubelet {
       phase: 'Pending',
       restartPolicy: str(spec.restartPolicy) ?? 'Always',
       runningMs: msAnnotation(pod, SIM_ANNOTATIONS.runningMs, this.ctx.timing.runningMs),
+      serving: this.runtime === undefined,
+      runtimeStarted: false,
     };
     this.sims.set(uid, sim);
     this.write(sim, { nodeName });
@@ -300,6 +327,34 @@ export class Kubelet {
     sim.phase = 'Running';
     this.write(sim);
     this.scheduleExit(sim);
+    this.startRuntime(sim);
+  }
+
+  /** Hands the Running pod to the runtime; its containers turn ready when the runtime serves it. */
+  private startRuntime(sim: PodSim): void {
+    const pod = this.current(sim.namespace, sim.name, sim.uid);
+    if (!this.runtime || !pod) return;
+    sim.runtimeStarted = true;
+    this.runtime.onPodRunning(pod).then(
+      (logs) => {
+        if (this.sims.get(sim.uid) !== sim || !sim.runtimeStarted) return;
+        for (const { container, lines } of logs ?? [])
+          for (const line of lines) this.ctx.logs.append(sim.namespace, sim.name, container, line);
+        sim.serving = true;
+        this.write(sim);
+      },
+      (error: unknown) => {
+        if (this.sims.get(sim.uid) !== sim) return;
+        // As a failing readiness probe: the pod stays Running and unready, with a Warning event.
+        this.ctx.events.record(this.podRef(sim), {
+          type: 'Warning',
+          reason: 'Unhealthy',
+          message: `Readiness probe failed: ${error instanceof Error ? error.message : String(error)}`,
+          component: 'kubelet',
+          host: sim.node,
+        });
+      },
+    );
   }
 
   private runContainer(sim: PodSim, pod: KubeObject, c: ContainerSim): void {
@@ -376,7 +431,7 @@ export class Kubelet {
     if (restarting.length === 0 && apps.every((c) => c.phase === 'terminated')) {
       sim.phase = apps.every((c) => c.code === 0) ? 'Succeeded' : 'Failed';
       this.write(sim);
-      this.sims.delete(uid);
+      this.forget(uid);
       this.retryUnscheduled(); // resources were freed
       return;
     }
@@ -426,7 +481,7 @@ export class Kubelet {
     };
   }
 
-  private containerStatus(c: ContainerSim): JsonRecord {
+  private containerStatus(c: ContainerSim, serving: boolean): JsonRecord {
     let state: JsonRecord;
     if (c.phase === 'running') state = { running: { startedAt: c.startedAt } };
     else if (c.phase === 'terminated') state = this.terminatedState(c);
@@ -441,7 +496,7 @@ export class Kubelet {
       name: c.name,
       state,
       lastState: c.lastTerminated ?? {},
-      ready: c.phase === 'running',
+      ready: c.phase === 'running' && serving,
       restartCount: c.restarts,
       image: c.image,
       imageID: c.containerID ? `${c.image.split(':')[0] ?? c.image}@sha256:${'0'.repeat(64)}` : '',
@@ -461,7 +516,7 @@ export class Kubelet {
     const apps = sim.containers.filter((c) => !c.init);
     const inits = sim.containers.filter((c) => c.init);
     const terminal = sim.phase === 'Succeeded' || sim.phase === 'Failed';
-    const unready = apps.filter((c) => c.phase !== 'running').map((c) => c.name);
+    const unready = apps.filter((c) => c.phase !== 'running' || !sim.serving).map((c) => c.name);
     const initialized = inits.every((c) => c.phase === 'terminated' && c.code === 0);
     const ready = !terminal && unready.length === 0 && sim.phase === 'Running';
     const notReady = terminal
@@ -503,9 +558,9 @@ export class Kubelet {
       hostIP: sim.hostIP,
       hostIPs: [{ ip: sim.hostIP }],
       startTime: sim.startTime,
-      containerStatuses: apps.map((c) => this.containerStatus(c)),
+      containerStatuses: apps.map((c) => this.containerStatus(c, sim.serving)),
     };
-    if (inits.length > 0) status.initContainerStatuses = inits.map((c) => this.containerStatus(c));
+    if (inits.length > 0) status.initContainerStatuses = inits.map((c) => this.containerStatus(c, true));
     if (sim.podIP) {
       status.podIP = sim.podIP;
       status.podIPs = [{ ip: sim.podIP }];

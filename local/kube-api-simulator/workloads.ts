@@ -1,6 +1,7 @@
 // Workload status without pods: Deployments, StatefulSets, ReplicaSets and DaemonSets report their
 // desired replicas as ready/available `pendingMs` after each spec change (the simulator does not run
-// ReplicaSets or their pods; the manifest processor only reads the status).
+// ReplicaSets or their pods; the manifest processor only reads the status). With `deploymentPods`, the
+// DeploymentController (deployment-controller.ts) runs Deployments and ReplicaSets instead, through pods.
 
 import type { SimContext } from './context.js';
 import { SIM_ANNOTATIONS } from './context.js';
@@ -12,13 +13,20 @@ import { annotationsOf, nowIso, num, rec, uidOf } from './types.js';
 const WORKLOADS = new Set(['deployments', 'statefulsets', 'replicasets', 'daemonsets']);
 
 export class WorkloadController {
-  constructor(private readonly ctx: SimContext) {
+  private readonly kinds: ReadonlySet<string>;
+
+  /** `withoutPods`: the workload plurals this controller settles (default: all four). */
+  constructor(
+    private readonly ctx: SimContext,
+    withoutPods: ReadonlySet<string> = WORKLOADS,
+  ) {
+    this.kinds = withoutPods;
     ctx.store.subscribe((c) => this.onChange(c));
   }
 
   private onChange(change: Change): void {
     const type = change.resource;
-    if (type.group !== 'apps' || !WORKLOADS.has(type.plural)) return;
+    if (type.group !== 'apps' || !this.kinds.has(type.plural)) return;
     const obj = change.object;
     const owner = `workload:${uidOf(obj)}`;
     if (change.type === 'DELETED') {

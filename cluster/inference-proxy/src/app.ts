@@ -15,7 +15,7 @@ import { createForwarder, createProxyInstruments } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
 import { DynamoEndpointSource, EndpointCache, type EndpointSource } from './store.js';
-import { UpstreamClient } from './upstream.js';
+import { UpstreamClient, type UpstreamResolver } from './upstream.js';
 
 export interface InferenceProxyDeps {
   config: InferenceProxyConfig;
@@ -31,6 +31,8 @@ export interface InferenceProxyDeps {
   logger?: Logger;
   /** Serve HTTPS directly (a pod without a TLS sidecar). */
   https?: { key: string | Buffer; cert: string | Buffer };
+  /** Local platform only (upstream.ts UpstreamResolver); a cluster's DNS and kube-proxy do this. */
+  resolveUpstream?: UpstreamResolver;
 }
 
 export interface InferenceProxy extends Service {
@@ -43,7 +45,11 @@ export async function createInferenceProxy(deps: InferenceProxyDeps): Promise<In
     ttlMs: config.endpointCacheTtlMs,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const upstream = new UpstreamClient({ ca: deps.ca, headersTimeoutMs: config.upstreamTimeoutMs });
+  const upstream = new UpstreamClient({
+    ca: deps.ca,
+    headersTimeoutMs: config.upstreamTimeoutMs,
+    ...(deps.resolveUpstream ? { resolve: deps.resolveUpstream } : {}),
+  });
   // Joined to the service's own registry once it exists (createService builds it).
   const instruments = createProxyInstruments();
   const forward = createForwarder({
@@ -79,6 +85,8 @@ export interface InferenceProxyOverrides {
   dynamodb?: DynamoDBClient;
   keys?: KeySource;
   logger?: Logger;
+  /** Where Service hosts connect (the local platform's stand-in for CoreDNS + kube-proxy). */
+  resolveUpstream?: UpstreamResolver;
 }
 
 /** inference-proxy as its environment describes it: main.ts and the local platform both start it here. */
@@ -107,5 +115,6 @@ export async function createInferenceProxyFromEnv(
     endpoints: new DynamoEndpointSource(dynamodb, settings.tableName),
     ca: readFileSync(settings.caFile),
     ...(overrides.logger ? { logger: overrides.logger } : {}),
+    ...(overrides.resolveUpstream ? { resolveUpstream: overrides.resolveUpstream } : {}),
   });
 }

@@ -70,20 +70,37 @@ export interface UpstreamExchange {
   response: IncomingMessage;
 }
 
+/** The address a connection to a target's `host:port` goes to. */
+export interface UpstreamAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Resolves a target to the address to connect to; rejects with an errno-style error (ENOTFOUND,
+ * ECONNREFUSED) as DNS or the connection would. Twin-only seam (docs/local-platform.md): in a cluster
+ * CoreDNS and kube-proxy do this and the option is absent.
+ */
+export type UpstreamResolver = (host: string, port: number) => Promise<UpstreamAddress>;
+
 export interface UpstreamClientOptions {
   /** PEM bundle of the internal CA. */
   ca: string | Buffer;
   /** Deadline from the first attempt to the response headers. */
   headersTimeoutMs: number;
+  /** Only the local platform sets it; the certificate is still verified for the target's host. */
+  resolve?: UpstreamResolver;
 }
 
 export class UpstreamClient {
   private readonly agent: Agent;
   private readonly headersTimeoutMs: number;
+  private readonly resolve: UpstreamResolver | undefined;
 
   constructor(opts: UpstreamClientOptions) {
     if (String(opts.ca).trim() === '') throw new Error('internal CA bundle is empty');
     this.headersTimeoutMs = opts.headersTimeoutMs;
+    this.resolve = opts.resolve;
     this.agent = new Agent({ keepAlive: true, ca: opts.ca, rejectUnauthorized: true, scheduling: 'lifo' });
   }
 
@@ -106,18 +123,28 @@ export class UpstreamClient {
     this.agent.destroy();
   }
 
-  private attempt(r: UpstreamRequest, timeoutMs: number): Promise<UpstreamExchange> {
+  private async attempt(r: UpstreamRequest, timeoutMs: number): Promise<UpstreamExchange> {
+    let address: UpstreamAddress = { host: r.target.host, port: r.target.port };
+    if (this.resolve) {
+      try {
+        address = await this.resolve(r.target.host, r.target.port);
+      } catch (error) {
+        throw classify(error as NodeJS.ErrnoException, false);
+      }
+    }
+    const moved = address.host !== r.target.host || address.port !== r.target.port;
     return new Promise<UpstreamExchange>((resolve, reject) => {
       if (r.signal.aborted) {
         reject(new UpstreamError('client_closed', 'client closed the request before forwarding'));
         return;
       }
       const req = httpsRequest({
-        host: r.target.host,
-        port: r.target.port,
+        host: address.host,
+        port: address.port,
         method: r.method,
         path: r.path,
-        headers: r.headers,
+        // A resolved address keeps the Host header the target's service would have received.
+        headers: moved ? { ...r.headers, host: `${r.target.host}:${r.target.port}` } : r.headers,
         agent: this.agent,
         // Verify the service name in the certificate; IP literals are checked against IP SANs instead.
         ...(isIP(r.target.host) === 0 ? { servername: r.target.host } : {}),
