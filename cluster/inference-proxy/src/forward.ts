@@ -23,6 +23,7 @@ import {
   UpstreamError,
   type UpstreamClient,
   type UpstreamExchange,
+  type UpstreamFailure,
   type UpstreamRequest,
 } from './upstream.js';
 
@@ -95,6 +96,8 @@ export function createForwarder({ config, cache, upstream, instruments, random }
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       instruments.upstream.inc({ target: target.role, outcome: error.failure });
+      if (NO_SUCH_TARGET.has(error.failure))
+        await answerFromFreshRecord(request, cache, config.region, endpointName, path);
       return upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
     }
     const status = exchange.response.statusCode ?? 0;
@@ -106,6 +109,34 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     });
   };
+}
+
+/**
+ * Failures that mean the target is gone (its Service name no longer resolves, nothing listens): typical
+ * right after an endpoint was deleted or stopped while its record is still cached. Nothing reached the
+ * model, so the proxy may look again.
+ */
+const NO_SUCH_TARGET: ReadonlySet<UpstreamFailure> = new Set(['dns', 'refused']);
+
+/**
+ * Re-reads the endpoint's record past the cache: if it is gone or no longer running here, the caller gets
+ * the 404 the store now says (throws it); otherwise returns and the upstream failure is answered as is.
+ */
+async function answerFromFreshRecord(
+  request: FastifyRequest,
+  cache: EndpointCache,
+  region: string,
+  endpointName: string,
+  path: UpstreamTargetPath,
+): Promise<void> {
+  cache.invalidate(endpointName);
+  let fresh: unknown;
+  try {
+    fresh = await cache.get(endpointName);
+  } catch {
+    return; // the store is unreachable: the upstream failure stays the answer
+  }
+  servedEndpoint(request, fresh, region, endpointName, path.decodedPath);
 }
 
 const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint '${endpointName}' not found`);
