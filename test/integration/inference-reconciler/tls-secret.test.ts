@@ -5,9 +5,11 @@
  * a renewal through the pod-template annotation.
  */
 import { X509Certificate } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer } from 'node:tls';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { INFERENCE_NAMESPACE } from '../../../contracts/inference-endpoints.js';
+import { endpointServiceHost, INFERENCE_NAMESPACE } from '../../../contracts/inference-endpoints.js';
 import type { KubeObject } from '../../../local/kube-api-simulator/index.js';
 import { createLocalCa, type LocalCa } from '../../../local/tls.js';
 import {
@@ -42,6 +44,27 @@ const hashOf = (o: KubeObject | undefined) =>
   (o?.metadata.annotations as Record<string, string> | undefined)?.[HASH];
 const decode = (data: unknown, key: string) =>
   Buffer.from(((data ?? {}) as Record<string, string>)[key] ?? '', 'base64').toString('utf8');
+
+/**
+ * A TLS handshake the way the inference-proxy makes it (cluster/inference-proxy/src/upstream.ts: the
+ * internal CA only, the Service host as server name), against a server holding the synced files.
+ */
+async function handshake(crt: string, key: string, ca: string, servername: string): Promise<string> {
+  const server = createServer({ cert: crt, key }, (socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await new Promise<string>((resolve) => {
+      const port = (server.address() as AddressInfo).port;
+      const socket = connect({ host: '127.0.0.1', port, ca, servername, rejectUnauthorized: false }, () => {
+        resolve(socket.authorized ? 'authorized' : String(socket.authorizationError));
+        socket.destroy();
+      });
+      socket.on('error', (error) => resolve(error.message));
+    });
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
 
 describe('inference reconciler: TLS Secret sync', () => {
   let dynamo: LocalDynamo;
@@ -92,6 +115,22 @@ describe('inference reconciler: TLS Secret sync', () => {
     });
     expect(decode(created?.data, 'tls.crt')).toBe(new X509Certificate(first.cert).toString());
     expect(decode(created?.data, 'tls.key')).toBe(first.key);
+    // What nginx would serve passes the proxy's verification for the primary and the canary Service.
+    for (const role of ['primary', 'canary'] as const) {
+      const host = endpointServiceHost('tiny', role);
+      expect(
+        await handshake(decode(created?.data, 'tls.crt'), decode(created?.data, 'tls.key'), ca.cert, host),
+      ).toBe('authorized');
+    }
+    // ... and only for them: the model key pair cannot impersonate a platform service.
+    expect(
+      await handshake(
+        decode(created?.data, 'tls.crt'),
+        decode(created?.data, 'tls.key'),
+        ca.cert,
+        'cost-monitor.gco-system.svc',
+      ),
+    ).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
     const firstHash = hashOf(created);
     expect(firstHash).toMatch(/^[0-9a-f]{16}$/);
     expect(podAnnotation()).toBe(firstHash);
