@@ -28,7 +28,7 @@ export const PLATFORM_DIMENSIONS = ['Project', 'Region'] as const;
 export const CERTIFICATE_DIMENSIONS = ['Project', 'Region', 'Certificate'] as const;
 
 /** Which internal certificate a days-to-expiry value is about. */
-export type CertificateName = 'alb' | 'services';
+export type CertificateName = 'alb' | 'services' | 'inference';
 
 /** Metric names, by publisher. Units are CloudWatch units. */
 export const PLATFORM_METRICS = {

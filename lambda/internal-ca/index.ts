@@ -98,7 +98,7 @@ export interface InternalCaHandler {
 
 const enc = new TextEncoder();
 
-const CERTIFICATE_NAMES: readonly CertificateName[] = ['alb', 'services'];
+const CERTIFICATE_NAMES: readonly CertificateName[] = ['alb', 'services', 'inference'];
 
 /** Who the days-to-expiry metric is about (its Certificate and Project dimensions). */
 type MetricTarget = { certificate: CertificateName; project: string };

@@ -45,6 +45,11 @@ export interface ClusterServicesProps {
   readonly signingKeySecret: ISecret;
   /** `{"certificatePem","privateKeyPem","caCertificatePem"}` of the pods' HTTPS listeners. */
   readonly tlsKeyPairSecret: ISecret;
+  /**
+   * `{"certificatePem","privateKeyPem","caCertificatePem"}` of the model endpoints' TLS sidecars: the
+   * inference reconciler copies it into the Kubernetes Secret they mount (docs/inference-reconciler.md).
+   */
+  readonly inferenceTlsKeyPairSecret: ISecret;
   /** PEM of the internal CA: cost-monitor's and the model servers' certificates chain to it. */
   readonly caCertificatePem: string;
   /** Where cost-monitor writes its reports. */
@@ -209,6 +214,8 @@ function grantServiceRoles(roles: ReadonlyMap<ClusterServiceName, Role>, props: 
     props.signingKeySecret.grantRead(roleOf(service));
   }
   grantManifestProcessor(roleOf('manifest-processor'));
+  // Only the inference reconciler reads the model endpoints' key pair (GetSecretValue on that one secret).
+  props.inferenceTlsKeyPairSecret.grantRead(roleOf('manifest-processor'));
   grantCostMonitor(roleOf('cost-monitor'), props);
   for (const role of roles.values()) {
     NagSuppressions.addResourceSuppressions(
@@ -317,6 +324,7 @@ function manifestValues(
     VPC_CIDR: props.vpcCidr,
     SIGNING_KEY_SECRET_ARN: props.signingKeySecret.secretArn,
     TLS_SECRET_ARN: props.tlsKeyPairSecret.secretArn,
+    INFERENCE_TLS_KEY_PAIR_SECRET_ARN: props.inferenceTlsKeyPairSecret.secretArn,
     INTERNAL_CA_PEM: props.caCertificatePem,
     COST_REPORTS_BUCKET: props.costReportsBucket.bucketName,
     OPENCOST_URL,

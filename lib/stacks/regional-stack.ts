@@ -35,6 +35,7 @@ import {
 import { suppressEksClusterInternals } from '../nag-suppressions.js';
 import { dataRemovalPolicy } from '../retention.js';
 import { TABLES, tableName } from '../../contracts/tables.js';
+import { INFERENCE_NAMESPACE } from '../../contracts/inference-endpoints.js';
 import { ClusterServices } from '../constructs/cluster-services.js';
 import { CostDataSource } from '../constructs/cost-data-source.js';
 import { GpuNodePool } from '../constructs/gpu-node-pool.js';
@@ -51,6 +52,8 @@ import { PlatformStack } from './platform-stack.js';
 import { addAcceleratorEndpointGroup } from './regional/accelerator-endpoint.js';
 import type { PlatformStackProps } from './platform-stack.js';
 
+/** Every model endpoint's Service host, ep-<name>[-canary].gco-inference.svc.cluster.local (contracts). */
+const INFERENCE_TLS_DNS_NAME = `*.${INFERENCE_NAMESPACE}.svc.cluster.local`;
 export interface RegionalStackProps extends PlatformStackProps {
   /** Region the stack deploys to: one entry of the config's regions. */
   readonly region: string;
@@ -66,6 +69,8 @@ export class RegionalStack extends PlatformStack {
   readonly albCertificate: InternalCertificate;
   /** Certificate of the pods' own HTTPS listeners: the services' in-cluster names. */
   readonly serviceCertificate: InternalCertificate;
+  /** The model endpoints' TLS sidecars (`*.gco-inference.svc.cluster.local`), synced into a Kubernetes Secret. */
+  readonly inferenceCertificate: InternalCertificate;
   readonly alb: InternalAlb;
   readonly albHostParameter: StringParameter;
   readonly proxies: RegionalProxies;
@@ -113,6 +118,13 @@ export class RegionalStack extends PlatformStack {
       ...issuer,
       metricName: 'services',
       dnsNames: serviceDnsNames(),
+    });
+    // A third key pair, for the model pods (user images): a compromised model can impersonate another
+    // endpoint, never a platform service. One wildcard label covers ep-<name>[-canary] (RFC 6125 6.4.3).
+    this.inferenceCertificate = new InternalCertificate(this, 'InferenceCertificate', {
+      ...issuer,
+      metricName: 'inference',
+      dnsNames: [INFERENCE_TLS_DNS_NAME],
     });
 
     this.alb = this.addAlb();
@@ -235,6 +247,7 @@ export class RegionalStack extends PlatformStack {
       signingKeySecret,
       tlsKeyPairSecret: this.serviceCertificate.keyPairSecret,
       caCertificatePem: this.serviceCertificate.caCertificatePem,
+      inferenceTlsKeyPairSecret: this.inferenceCertificate.keyPairSecret,
       costReportsBucket: this.storage.costReports,
       costReportsTable: this.storage.costReportsTable,
       images: config.images,

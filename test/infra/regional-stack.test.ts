@@ -1220,7 +1220,7 @@ describe('platform metrics (EMF): log group, publisher grants, pod environment, 
     expect(manifestText).toContain(`{"Ref":"${metricsLogGroupId(template)}"}`);
   });
 
-  test('each daily renewal names its certificate (alb, services) and the project for the expiry metric', () => {
+  test('each daily renewal names its certificate (alb, services, inference) and the project for the expiry metric', () => {
     const inputs = resources(template, 'AWS::Events::Rule')
       .flatMap(([, rule]) => (rule.Properties.Targets as { Input?: unknown }[] | undefined) ?? [])
       .map((target) => JSON.parse(joined(target.Input)) as Json)
@@ -1229,6 +1229,7 @@ describe('platform metrics (EMF): log group, publisher grants, pod environment, 
       [
         ['alb', 'gco', [expect.any(String)]],
         ['services', 'gco', expect.arrayContaining(['cost-monitor.gco-system.svc'])],
+        ['inference', 'gco', ['*.gco-inference.svc.cluster.local']],
       ].sort(),
     );
   });

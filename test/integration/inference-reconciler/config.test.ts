@@ -29,6 +29,8 @@ describe('inference reconciler configuration', () => {
       gracePeriodMs: 120_000,
       tlsSidecarImage: 'registry.example/tls:1',
       tlsSecretName: 'tls',
+      tlsKeyPairSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gco/inference-AbCdEf',
+      tlsRefreshMs: 60_000,
       tlsSidecarConfigMap: 'tls-conf',
       replicaId: 'pod-1',
     };

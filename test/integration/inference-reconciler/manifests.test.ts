@@ -40,7 +40,7 @@ describe('cluster/k8s: the inference reconciler', () => {
     expect(template).toContain('proxy_pass http://127.0.0.1:$MODEL_PORT;');
   });
 
-  it('grants manifest-processor what the reconciler calls in gco-inference, and nothing on secrets', () => {
+  it('grants manifest-processor what the reconciler calls in gco-inference, and only its TLS Secret', () => {
     const role = find('Role', 'gco-inference-reconciler', INFERENCE_NAMESPACE);
     const rules = (role?.rules ?? []) as Rule[];
     const can = (group: string, resource: string, verb: string, name?: string) =>
@@ -63,7 +63,15 @@ describe('cluster/k8s: the inference reconciler', () => {
     expect(can('coordination.k8s.io', 'leases', 'create')).toBe(true);
     expect(can('coordination.k8s.io', 'leases', 'update', RECONCILER_LEASE)).toBe(true);
     expect(can('coordination.k8s.io', 'leases', 'update', 'someone-elses')).toBe(false);
-    expect(JSON.stringify(rules)).not.toContain('secrets');
+    // Only the sidecars' Secret: read and patched by name; create cannot be limited by name.
+    expect(can('', 'secrets', 'get', 'gco-inference-tls')).toBe(true);
+    expect(can('', 'secrets', 'patch', 'gco-inference-tls')).toBe(true);
+    expect(can('', 'secrets', 'create')).toBe(true);
+    for (const verb of ['get', 'patch', 'update', 'delete']) {
+      expect(can('', 'secrets', verb, 'someone-elses')).toBe(false);
+    }
+    expect(can('', 'secrets', 'list')).toBe(false);
+    expect(can('', 'secrets', 'watch')).toBe(false);
     expect(find('RoleBinding', 'gco-inference-reconciler', INFERENCE_NAMESPACE)).toMatchObject({
       roleRef: { kind: 'Role', name: 'gco-inference-reconciler' },
       subjects: [{ kind: 'ServiceAccount', name: 'manifest-processor', namespace: 'gco-system' }],

@@ -23,6 +23,13 @@ export interface InferenceReconcilerConfig {
   tlsSidecarImage: string;
   /** Secret (type kubernetes.io/tls, in gco-inference) holding the internal-CA-issued serving certificate. */
   tlsSecretName: string;
+  /**
+   * Secrets Manager key pair (the regional stack's InferenceCertificate) synced into `tlsSecretName`;
+   * unset on the local platform, which serves the models' TLS its own way: then nothing is synced.
+   */
+  tlsKeyPairSecretArn?: string;
+  /** Longest time between two reads of that key pair (a renewal shows up within it). */
+  tlsRefreshMs: number;
   /** ConfigMap (in gco-inference) holding the sidecar's nginx configuration template. */
   tlsSidecarConfigMap: string;
   /** Identifies this replica as Lease holder. */
@@ -36,6 +43,7 @@ export const INFERENCE_RECONCILER_DEFAULTS = {
   // nginx-unprivileged runs as UID 101 and listens on unprivileged ports (pod security `restricted`).
   tlsSidecarImage: 'public.ecr.aws/nginx/nginx-unprivileged:1.27-alpine',
   tlsSecretName: 'gco-inference-tls',
+  tlsRefreshMs: 300_000,
   tlsSidecarConfigMap: 'gco-inference-tls-sidecar',
 } as const;
 
@@ -48,9 +56,13 @@ const VARIABLES = {
   gracePeriodMs: 'INFERENCE_RECONCILER_GRACE_MS',
   tlsSidecarImage: 'INFERENCE_TLS_SIDECAR_IMAGE',
   tlsSecretName: 'INFERENCE_TLS_SECRET',
+  tlsKeyPairSecretArn: 'INFERENCE_TLS_KEY_PAIR_SECRET_ARN',
+  tlsRefreshMs: 'INFERENCE_TLS_REFRESH_MS',
   tlsSidecarConfigMap: 'INFERENCE_TLS_SIDECAR_CONFIGMAP',
   replicaId: 'INFERENCE_RECONCILER_ID',
 } as const satisfies Record<keyof InferenceReconcilerConfig, string>;
+
+const optionalArn = (arn: string | undefined) => (arn ? { tlsKeyPairSecretArn: arn } : {});
 
 export function loadInferenceReconcilerConfig(env: EnvSource = process.env): InferenceReconcilerConfig {
   return readContract(env, (read) => {
@@ -77,6 +89,11 @@ export function loadInferenceReconcilerConfig(env: EnvSource = process.env): Inf
       }),
       tlsSidecarImage: read.string(VARIABLES.tlsSidecarImage, INFERENCE_RECONCILER_DEFAULTS.tlsSidecarImage),
       tlsSecretName: read.string(VARIABLES.tlsSecretName, INFERENCE_RECONCILER_DEFAULTS.tlsSecretName),
+      ...optionalArn(read.optional(VARIABLES.tlsKeyPairSecretArn)),
+      tlsRefreshMs: read.integer(VARIABLES.tlsRefreshMs, INFERENCE_RECONCILER_DEFAULTS.tlsRefreshMs, {
+        min: 1_000,
+        max: 86_400_000,
+      }),
       tlsSidecarConfigMap: read.string(
         VARIABLES.tlsSidecarConfigMap,
         INFERENCE_RECONCILER_DEFAULTS.tlsSidecarConfigMap,

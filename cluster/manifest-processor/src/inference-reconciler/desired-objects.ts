@@ -19,12 +19,18 @@ import {
   type EndpointRecord,
   type EndpointRole,
 } from '../../../../contracts/inference-endpoints.js';
+import { TLS_HASH_ANNOTATION } from './tls-secret-sync.js';
 
 /** Where the TLS sidecar gets its image, certificate and configuration (config.ts). */
 export interface SidecarSettings {
   tlsSidecarImage: string;
   tlsSecretName: string;
   tlsSidecarConfigMap: string;
+  /**
+   * Hash of the certificate in the Secret (tls-secret-sync.ts), on the pod template: a renewal changes
+   * the template, so the Deployment rolls the pods and nginx loads the new files at start.
+   */
+  tlsCertificateHash?: string;
   /** Deployment spec.progressDeadlineSeconds: after it a stuck rollout reports ProgressDeadlineExceeded. */
   progressDeadlineSeconds: number;
 }
@@ -90,7 +96,12 @@ function podTemplate(
     capabilities: { drop: ['ALL'] },
   };
   return {
-    metadata: { labels: objectLabels(record.endpoint_name, role, record.generation) },
+    metadata: {
+      labels: objectLabels(record.endpoint_name, role, record.generation),
+      ...(settings.tlsCertificateHash
+        ? { annotations: { [TLS_HASH_ANNOTATION]: settings.tlsCertificateHash } }
+        : {}),
+    },
     spec: {
       automountServiceAccountToken: false,
       enableServiceLinks: false,

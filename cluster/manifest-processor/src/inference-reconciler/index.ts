@@ -4,14 +4,17 @@
  * configuration; the processor starts it with its background loops and stops it on close.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { awsClientConfig } from '../../../../contracts/runtime/aws-clients.js';
 import type { ReadinessCheck } from '../../../shared/probes.js';
 import type { InferenceReconcilerConfig } from './config.js';
 import { LeaderElector } from './leader.js';
 import { ReconcileLoop } from './loop.js';
 import { InferenceReconciler } from './reconcile.js';
 import { EndpointRecordStore } from './records.js';
+import { TlsSecretSync } from './tls-secret-sync.js';
 
 export { loadInferenceReconcilerConfig, type InferenceReconcilerConfig } from './config.js';
 
@@ -46,6 +49,19 @@ export function createInferenceReconciler(
     leaseDurationSeconds: config.leaseDurationSeconds,
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const tlsSync = config.tlsKeyPairSecretArn
+    ? new TlsSecretSync({
+        kubeConfig: opts.kubeConfig,
+        secrets: new SecretsManagerClient(
+          awsClientConfig({ component: 'inference-tls', region: regionOfArn(config.tlsKeyPairSecretArn) }),
+        ),
+        keyPairSecretArn: config.tlsKeyPairSecretArn,
+        secretName: config.tlsSecretName,
+        refreshMs: config.tlsRefreshMs,
+        ...(logger ? { logger } : {}),
+        ...(opts.now ? { now: opts.now } : {}),
+      })
+    : undefined;
   const reconciler = new InferenceReconciler({
     kubeConfig: opts.kubeConfig,
     store: new EndpointRecordStore(opts.dynamodb, config.tableName),
@@ -57,6 +73,7 @@ export function createInferenceReconciler(
       tlsSidecarConfigMap: config.tlsSidecarConfigMap,
     },
     gracePeriodMs: config.gracePeriodMs,
+    ...(tlsSync ? { tlsSync } : {}),
     ...(logger ? { logger } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
@@ -76,4 +93,11 @@ export function createInferenceReconciler(
     },
     close: () => loop.stop(),
   };
+}
+
+/** The region of a Secrets Manager ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>). */
+function regionOfArn(arn: string): string {
+  const region = arn.split(':')[3];
+  if (!region) throw new Error(`INFERENCE_TLS_KEY_PAIR_SECRET_ARN: ${arn} is not a Secrets Manager ARN`);
+  return region;
 }

@@ -41,6 +41,7 @@ import {
 } from './desired-objects.js';
 import type { LeaderElector } from './leader.js';
 import type { EndpointRecordStore } from './records.js';
+import type { TlsSecretSync } from './tls-secret-sync.js';
 import { boundedReason, deriveRegionStatus, type ObservedStatus } from './status.js';
 
 const RECONCILER_FIELD_MANAGER = 'gco-inference-reconciler';
@@ -64,7 +65,9 @@ export interface ReconcilerOptions {
   store: EndpointRecordStore;
   elector: LeaderElector;
   region: string;
-  settings: Omit<SidecarSettings, 'progressDeadlineSeconds'>;
+  settings: Omit<SidecarSettings, 'progressDeadlineSeconds' | 'tlsCertificateHash'>;
+  /** Keeps the sidecars' certificate Secret in sync (deployed stages; absent locally). */
+  tlsSync?: Pick<TlsSecretSync, 'sync'>;
   gracePeriodMs: number;
   logger?: Logger;
   now?: () => number;
@@ -108,6 +111,8 @@ export class InferenceReconciler {
   private readonly appliedAt = new Map<string, { generation: number; at: number }>();
   /** Applies the API server refused, per endpoint and generation: not retried until the spec changes. */
   private readonly refused = new Map<string, { generation: number; message: string }>();
+  /** The certificate hash of the sidecars' Secret, read at the start of each pass. */
+  private tlsCertificateHash: string | undefined;
 
   constructor(private readonly opts: ReconcilerOptions) {
     const kc = pooledKubeConfig(opts.kubeConfig);
@@ -120,6 +125,7 @@ export class InferenceReconciler {
   private get settings(): SidecarSettings {
     return {
       ...this.opts.settings,
+      ...(this.tlsCertificateHash ? { tlsCertificateHash: this.tlsCertificateHash } : {}),
       // The Deployment controller's own stuck-rollout signal fires at the same time as the grace period.
       progressDeadlineSeconds: Math.max(1, Math.ceil(this.opts.gracePeriodMs / 1000)),
     };
@@ -129,6 +135,11 @@ export class InferenceReconciler {
     const report: PassReport = { leader: false, applied: 0, deleted: 0, statusWrites: 0, removedRecords: 0 };
     if (!(await this.opts.elector.tryAcquireOrRenew())) return report;
     report.leader = true;
+    if (this.opts.tlsSync) {
+      const tls = await this.opts.tlsSync.sync(() => this.assertLeader());
+      this.tlsCertificateHash = tls.hash;
+      if (tls.written) report.applied += 1;
+    }
     const { records, malformed } = await this.opts.store.list();
     if (malformed.length > 0)
       this.opts.logger?.warn({ endpoints: malformed }, 'skipping malformed endpoint records');
@@ -208,7 +219,17 @@ export class InferenceReconciler {
           o.metadata.deletionTimestamp === undefined &&
           labelOf(o.metadata, ENDPOINT_LABELS.generation) === generation,
       );
-    return has('Deployment') && has('Service') && (!objects.pdb || has('PodDisruptionBudget'));
+    // The template hash too: a renewed certificate (or sidecar setting) changes the pods without a new
+    // generation.
+    const liveHash = live.deployments.get(`${record.endpoint_name}/${objects.role}`)?.metadata?.annotations?.[
+      TEMPLATE_HASH_ANNOTATION
+    ];
+    return (
+      has('Deployment') &&
+      has('Service') &&
+      (!objects.pdb || has('PodDisruptionBudget')) &&
+      liveHash === objects.deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION]
+    );
   }
 
   private assertLeader(): void {
