@@ -60,7 +60,7 @@ export function portableRegionalAlarms(
       policy: 'costReportMissed',
       metric: metric('costReportsWritten'),
     },
-    ...(['alb', 'services'] as const).map((certificate): AlarmSpec => ({
+    ...(['alb', 'services', 'inference'] as const).map((certificate): AlarmSpec => ({
       id: `${certificate}-internal-certificate-expiry`,
       title: `Internal certificate (${certificate}): days to expiry`,
       policy: 'internalCertificateDaysToExpiry',

@@ -307,7 +307,7 @@ function expectedRegional(): ExpectedAlarm[] {
       threshold: 1,
       metric: platform('CostReportsWritten'),
     },
-    ...['alb', 'services'].map((certificate): ExpectedAlarm => ({
+    ...['alb', 'services', 'inference'].map((certificate): ExpectedAlarm => ({
       id: `${certificate}-internal-certificate-expiry`,
       policy: 'internalCertificateDaysToExpiry',
       threshold: 21,
