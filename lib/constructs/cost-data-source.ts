@@ -74,40 +74,7 @@ export class CostDataSource extends Construct {
       createNamespace: false,
       wait: true,
       timeout: Duration.minutes(10),
-      values: {
-        // OpenCost's documented install leaves these two out; node-exporter and kube-state-metrics are not
-        // read by the allocation API (OpenCost emits the kube-state metrics it needs itself:
-        // chart value opencost.metrics.kubeStateMetrics.emitKsmV1Metrics, on by default).
-        alertmanager: { enabled: false },
-        'prometheus-pushgateway': { enabled: false },
-        'prometheus-node-exporter': { enabled: false },
-        'kube-state-metrics': { enabled: false },
-        configmapReload: {
-          prometheus: { image: { repository: reloaderImage.repository, tag: reloaderImage.tag } },
-        },
-        server: {
-          image: { repository: prometheusImage.repository, tag: prometheusImage.tag },
-          retention: PROMETHEUS_RETENTION,
-          // EBS through EKS Auto Mode's block storage (the StorageClass in cluster/k8s/00-namespaces.yaml).
-          persistentVolume: { enabled: true, size: '20Gi', storageClass: 'gco-ebs-gp3' },
-          nodeSelector: { 'kubernetes.io/os': 'linux' },
-          securityContext: { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534 },
-        },
-        // The `opencost` job of https://github.com/opencost/opencost/blob/develop/kubernetes/prometheus/extraScrapeConfigs.yaml.
-        extraScrapeConfigs: [
-          '- job_name: opencost',
-          '  honor_labels: true',
-          '  scrape_interval: 1m',
-          '  scrape_timeout: 10s',
-          '  metrics_path: /metrics',
-          '  scheme: http',
-          '  dns_sd_configs:',
-          `    - names: ['opencost.${COST_NAMESPACE}']`,
-          '      type: A',
-          `      port: ${OPENCOST_API_PORT}`,
-          '',
-        ].join('\n'),
-      },
+      values: prometheusValues(prometheusImage, reloaderImage),
     });
 
     this.opencost = new HelmChart(this, 'OpenCost', {
@@ -118,36 +85,7 @@ export class CostDataSource extends Construct {
       createNamespace: false,
       wait: true,
       timeout: Duration.minutes(10),
-      values: {
-        // The chart would otherwise name the release's resources `opencost-opencost`.
-        fullnameOverride: 'opencost',
-        opencost: {
-          exporter: {
-            // Reports name the cluster (cost-monitor falls back to CLUSTER_NAME when it is missing).
-            defaultClusterId: props.cluster.clusterName,
-            // `fullImageName` replaces registry/repository:tag as a whole (the chart's opencost.fullImageName).
-            image: { fullImageName: `${opencostImage.repository}:${opencostImage.tag}` },
-            securityContext: {
-              allowPrivilegeEscalation: false,
-              capabilities: { drop: ['ALL'] },
-              readOnlyRootFilesystem: true,
-              runAsNonRoot: true,
-              // USER 1001 of OpenCost's Dockerfile.
-              runAsUser: 1001,
-            },
-          },
-          // cost-monitor is the only client; the UI would be one more image and port.
-          ui: { enabled: false },
-          prometheus: {
-            internal: {
-              enabled: true,
-              serviceName: 'prometheus-server',
-              namespaceName: COST_NAMESPACE,
-              port: 80,
-            },
-          },
-        },
-      },
+      values: opencostValues(props.cluster.clusterName, opencostImage),
     });
     for (const dependency of props.after) {
       this.prometheus.node.addDependency(dependency);
@@ -156,4 +94,78 @@ export class CostDataSource extends Construct {
     // OpenCost waits for its Prometheus: its readiness needs a reachable data source.
     this.opencost.node.addDependency(this.prometheus);
   }
+}
+
+type ImageRef = ReturnType<typeof thirdPartyImage>;
+
+/** Values of the prometheus-community chart: the server only, with OpenCost's scrape job. */
+function prometheusValues(prometheusImage: ImageRef, reloaderImage: ImageRef): Record<string, unknown> {
+  return {
+    // OpenCost's documented install leaves these two out; node-exporter and kube-state-metrics are not
+    // read by the allocation API (OpenCost emits the kube-state metrics it needs itself:
+    // chart value opencost.metrics.kubeStateMetrics.emitKsmV1Metrics, on by default).
+    alertmanager: { enabled: false },
+    'prometheus-pushgateway': { enabled: false },
+    'prometheus-node-exporter': { enabled: false },
+    'kube-state-metrics': { enabled: false },
+    configmapReload: {
+      prometheus: { image: { repository: reloaderImage.repository, tag: reloaderImage.tag } },
+    },
+    server: {
+      image: { repository: prometheusImage.repository, tag: prometheusImage.tag },
+      retention: PROMETHEUS_RETENTION,
+      // EBS through EKS Auto Mode's block storage (the StorageClass in cluster/k8s/00-namespaces.yaml).
+      persistentVolume: { enabled: true, size: '20Gi', storageClass: 'gco-ebs-gp3' },
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      securityContext: { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534 },
+    },
+    // The `opencost` job of https://github.com/opencost/opencost/blob/develop/kubernetes/prometheus/extraScrapeConfigs.yaml.
+    extraScrapeConfigs: [
+      '- job_name: opencost',
+      '  honor_labels: true',
+      '  scrape_interval: 1m',
+      '  scrape_timeout: 10s',
+      '  metrics_path: /metrics',
+      '  scheme: http',
+      '  dns_sd_configs:',
+      `    - names: ['opencost.${COST_NAMESPACE}']`,
+      '      type: A',
+      `      port: ${OPENCOST_API_PORT}`,
+      '',
+    ].join('\n'),
+  };
+}
+
+/** Values of the OpenCost chart: the exporter reading the in-cluster Prometheus, no UI. */
+function opencostValues(clusterName: string, opencostImage: ImageRef): Record<string, unknown> {
+  return {
+    // The chart would otherwise name the release's resources `opencost-opencost`.
+    fullnameOverride: 'opencost',
+    opencost: {
+      exporter: {
+        // Reports name the cluster (cost-monitor falls back to CLUSTER_NAME when it is missing).
+        defaultClusterId: clusterName,
+        // `fullImageName` replaces registry/repository:tag as a whole (the chart's opencost.fullImageName).
+        image: { fullImageName: `${opencostImage.repository}:${opencostImage.tag}` },
+        securityContext: {
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          // USER 1001 of OpenCost's Dockerfile.
+          runAsUser: 1001,
+        },
+      },
+      // cost-monitor is the only client; the UI would be one more image and port.
+      ui: { enabled: false },
+      prometheus: {
+        internal: {
+          enabled: true,
+          serviceName: 'prometheus-server',
+          namespaceName: COST_NAMESPACE,
+          port: 80,
+        },
+      },
+    },
+  };
 }

@@ -229,15 +229,7 @@ export class ManifestApplier {
       resources: results,
       violations,
     });
-    for (const [index, paths] of opts.duplicateFields ?? []) {
-      const result = results[index];
-      if (!result || paths.length === 0) continue;
-      const refusal = duplicateFieldsMessage(paths, result.kind);
-      Object.assign(result, {
-        status: 'failed',
-        message: result.message ? `${refusal}; ${result.message}` : refusal,
-      });
-    }
+    markDuplicateFields(results, opts.duplicateFields);
     if (violations.length > 0 || results.some((r) => r.status === 'failed')) {
       await this.addFieldRefusals(manifests, results, violations, opts.namespace);
       return report(false);
@@ -245,21 +237,7 @@ export class ManifestApplier {
 
     // Phase 1: the orchestrator validates every manifest without persisting anything.
     const normalised = manifests.map((m) => this.normalise(m, opts.namespace));
-    let failed = false;
-    for (const [index, manifest] of normalised.entries()) {
-      const result = results[index]!;
-      try {
-        // Only the would-be outcome: a dry run's uid belongs to no object.
-        result.status = (await this.applyOne(manifest, true)).status;
-      } catch (error) {
-        failed = true;
-        Object.assign(result, {
-          status: 'failed',
-          message: refusalMessage(error, manifests[index], result.kind),
-        });
-      }
-    }
-    if (failed) {
+    if (await this.runPhase(normalised, manifests, results, true)) {
       for (const r of results)
         if (r.status !== 'failed')
           Object.assign(r, {
@@ -271,10 +249,24 @@ export class ManifestApplier {
     if (opts.dryRun) return report(true);
 
     // Phase 2: apply for real, in request order.
+    return report(!(await this.runPhase(normalised, manifests, results, false)));
+  }
+
+  /** One phase over every manifest, in request order; true when any of them failed. */
+  private async runPhase(
+    normalised: readonly Manifest[],
+    manifests: readonly Record<string, unknown>[],
+    results: ResourceResult[],
+    dryRun: boolean,
+  ): Promise<boolean> {
+    let failed = false;
     for (const [index, manifest] of normalised.entries()) {
       const result = results[index]!;
       try {
-        Object.assign(result, await this.applyOne(manifest, false));
+        const outcome = await this.applyOne(manifest, dryRun);
+        // Of a dry run only the would-be outcome counts: its uid belongs to no object.
+        if (dryRun) result.status = outcome.status;
+        else Object.assign(result, outcome);
       } catch (error) {
         failed = true;
         Object.assign(result, {
@@ -283,6 +275,22 @@ export class ManifestApplier {
         });
       }
     }
-    return report(!failed);
+    return failed;
+  }
+}
+
+/** Fields the request's text repeats (by manifest index), put first in that manifest's refusal. */
+function markDuplicateFields(
+  results: ResourceResult[],
+  duplicateFields: ReadonlyMap<number, readonly string[]> | undefined,
+): void {
+  for (const [index, paths] of duplicateFields ?? []) {
+    const result = results[index];
+    if (!result || paths.length === 0) continue;
+    const refusal = duplicateFieldsMessage(paths, result.kind);
+    Object.assign(result, {
+      status: 'failed',
+      message: result.message ? `${refusal}; ${result.message}` : refusal,
+    });
   }
 }
