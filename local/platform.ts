@@ -41,7 +41,7 @@ interface RegionEndpoints {
   alb: string;
 }
 
-/** `.local/endpoints.json` (ARCHITECTURE.md, "Local platform"). Top-level services are the first region's. */
+/** `.local/endpoints.json` (docs/architecture.md, "Local platform"). Top-level services are the first region's. */
 export interface LocalEndpoints {
   services: Record<string, string>;
   /** The first region's ALB router (HTTPS, certificate for the backend host name). */

@@ -1,5 +1,5 @@
 /**
- * Verifies the HMAC envelope (ARCHITECTURE.md, "HMAC envelope v1") on every request except the exempt
+ * Verifies the HMAC envelope (docs/architecture.md, "HMAC envelope v1") on every request except the exempt
  * paths. A failure is always 403 {"detail":"Forbidden"}; the reason goes to the log and to a metric.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The HMAC envelope signing-key secret `<project>/signing-key` (ARCHITECTURE.md "HMAC envelope v1"):
+ * The HMAC envelope signing-key secret `<project>/signing-key` (docs/architecture.md "HMAC envelope v1"):
  * `{"current":"…","previous":"…"}`, replicated to every deployment region so each region's proxies and
  * services read it locally, and rotated by lambda/signing-key-rotation (docs/edge-lambdas.md).
  */

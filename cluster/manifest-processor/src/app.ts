@@ -157,7 +157,7 @@ export async function createManifestProcessorFromEnv(
   const costSettings = loadCostMonitorClientSettings(read);
   const emf = loadEmfConfig(read);
   const metricsStream = replicaId(read);
-  // The central tables live in the global region (ARCHITECTURE.md).
+  // The central tables live in the global region (docs/architecture.md).
   const globalRegion = read.string('GLOBAL_REGION', config.region);
   read.finish();
   const envelope = envelopeVerifierFromEnv(env, overrides.keys);
