@@ -11,7 +11,7 @@
 const TARGET_REGION_HEADER_RE = /^x-(?:[!#$%&'*+.^_`|~0-9a-z-]+-)?target-region$/;
 
 /** Whether a header name asks for a target region (any letter case). */
-export function isTargetRegionHeader(name: string): boolean {
+function isTargetRegionHeader(name: string): boolean {
   return TARGET_REGION_HEADER_RE.test(name.toLowerCase());
 }
 
