@@ -29,9 +29,9 @@ import type { RegionResult } from '../../contracts/api/aggregator.js';
 import { fanOut, type RegionCall } from './fan-out.js';
 import { DEFAULT_JOB_SORT, mergeDelete, mergeHealth, mergeJobs, mergeStatus } from './merge.js';
 import { aggregateOutcome } from './outcome.js';
+import { targetRegionHeaderIn, targetRegionRefusal } from '../shared/target-region.js';
 
 export const SERVICE_NAME = 'aggregator';
-export const TARGET_REGION_HEADER = 'x-svc-target-region';
 /** Kept back from Lambda's own remaining time so the merged answer is still returned before the kill. */
 export const LAMBDA_MARGIN_MS = 1_000;
 /** Lambda's synchronous response limit is 6 MB for the whole (JSON-escaped) result; stay clear of it. */
@@ -128,9 +128,12 @@ const ROUTES: Readonly<Record<string, Readonly<Partial<Record<string, Route>>>>>
   },
 };
 
-function hasTargetRegionHeader(event: APIGatewayProxyEvent): boolean {
-  const names = [...Object.keys(event.headers ?? {}), ...Object.keys(event.multiValueHeaders ?? {})];
-  return names.some((name) => name.toLowerCase() === TARGET_REGION_HEADER);
+/** The region-picking header the request carries (single- or multi-value map), if any. */
+function targetRegionHeader(event: APIGatewayProxyEvent): string | undefined {
+  return targetRegionHeaderIn([
+    ...Object.keys(event.headers ?? {}),
+    ...Object.keys(event.multiValueHeaders ?? {}),
+  ]);
 }
 
 /** API Gateway's decoded query parameters; the multi-value form keeps repeated keys. */
@@ -251,10 +254,14 @@ async function aggregate(
 /** The route the request names, or the 400/404/405 answer. */
 function matchRoute(event: APIGatewayProxyEvent): { path: string; route: Route } | Answer {
   // Same rule as the control-plane proxy: the target region is chosen by the path, never by a header.
-  if (hasTargetRegionHeader(event)) {
+  const regionHeader = targetRegionHeader(event);
+  if (regionHeader !== undefined) {
     return message(
       400,
-      'The X-SVC-Target-Region header is not accepted; /api/v1/global/* covers every region',
+      targetRegionRefusal(
+        regionHeader,
+        "/api/v1/global/* already covers every region; for one region, call that region's regional API.",
+      ),
     );
   }
   const path = routePath(event);

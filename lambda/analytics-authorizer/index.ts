@@ -9,6 +9,12 @@
  *   explicit Deny of the stage: API Gateway answers 403 (identified, but refused) and caches it.
  * - No credential we know (no header, malformed, unknown or deleted key) → throw
  *   `Error('Unauthorized')`: API Gateway answers 401 and caches that answer for the TTL too.
+ * - More than one Authorization value (a repeated header, read from `multiValueHeaders`) → 401 without a
+ *   lookup: which value is the key would otherwise depend on who reads the request — API Gateway's
+ *   single-value `headers` map keeps only the last value — so one request could be judged on one value
+ *   and cached under another (issue 25, "API key aliasing"). A REQUEST authorizer receives both
+ *   `headers` and `multiValueHeaders` (API Gateway developer guide, "Input to an Amazon API Gateway
+ *   Lambda authorizer", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html).
  * - The decision never depends on the request path: API Gateway caches it under the header alone.
  * - A lookup failure (DynamoDB unavailable) throws a different error → API Gateway answers 500 and
  *   caches nothing, so a transient outage does not lock a valid key out for the TTL.
@@ -24,7 +30,7 @@ import { hashApiKey, isWellFormedApiKey, keyFingerprint } from '../shared/analyt
 import type { ApiKeyStore } from '../shared/analytics/api-key-store.js';
 import type { ApplicationStore } from '../shared/analytics/applications-store.js';
 import { keyStoresFromEnv } from '../shared/analytics/key-stores.js';
-import { headerValue } from '../shared/analytics/http.js';
+import { headerValues } from '../shared/analytics/http.js';
 import { allowPolicy, denyPolicy } from './policy.js';
 
 export const SERVICE_NAME = 'analytics-authorizer';
@@ -63,7 +69,9 @@ export function createHandler(deps: AuthorizerDeps): AuthorizerHandler {
       throw new Error(UNAUTHORIZED);
     };
 
-    const presented = headerValue(event, 'authorization')?.trim().replace(BEARER_RE, '');
+    const values = headerValues(event, 'authorization');
+    if (values.length > 1) return deny('several_authorization_values', { values: values.length });
+    const presented = values[0]?.trim().replace(BEARER_RE, '');
     if (presented === undefined || presented === '') return deny('missing_key');
     if (!isWellFormedApiKey(presented)) return deny('malformed_key');
     const hash = hashApiKey(presented);

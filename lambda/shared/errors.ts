@@ -9,7 +9,6 @@ import { jsonResult } from './json-result.js';
 import type { EdgeLogger, LogFields } from './logger.js';
 
 export const MESSAGES = {
-  targetRegionHeader: 'The X-SVC-Target-Region header is not allowed',
   base64Body: 'Base64-encoded request bodies are not supported',
   badPath: 'Invalid request path',
   badQuery: 'Invalid query string',

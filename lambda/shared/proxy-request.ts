@@ -7,6 +7,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isEnvelopeHeader, signEnvelope } from '../../contracts/envelope/envelope.js';
 import { badRequest, MESSAGES } from './errors.js';
+import { PROXY_REGION_ALTERNATIVE, targetRegionHeaderIn, targetRegionRefusal } from './target-region.js';
 import { connectionListed, isHopByHop } from '../../contracts/http/hop-by-hop.js';
 import type { OutboundRequest } from './http-forward.js';
 
@@ -28,8 +29,6 @@ export type ProxyEvent = Pick<
     identity?: Pick<APIGatewayProxyEvent['requestContext']['identity'], 'sourceIp'>;
   };
 };
-
-const TARGET_REGION_HEADER = 'x-svc-target-region';
 
 /** Request headers merged case-insensitively (lowercase names), every value kept in order. */
 export function eventHeaders(
@@ -53,19 +52,35 @@ export function eventHeaders(
   return out;
 }
 
+/** Methods whose body the services never read (Fastify parses no GET/HEAD body), so none may be sent. */
+const BODYLESS = new Set(['GET', 'HEAD']);
+
 /**
  * The edge's refusals, checked before anything else (nothing is resolved, signed or sent for a refused
- * request): a caller may not pick the target region, and base64 bodies (binary media types) are refused
- * (docs/edge-lambdas.md, "Request rules").
+ * request): a caller may not pick the target region (`x-*-target-region`, lambda/shared/target-region.ts),
+ * base64 bodies (binary media types) are refused, and so is a body on GET or HEAD — the service would
+ * drop it unread, its envelope hash would then not match, and the caller would get a 403 that reads as a
+ * signing problem (docs/edge-lambdas.md, "Request rules"). DELETE keeps its body: the spec's bulk delete
+ * (`DELETE /api/v1/jobs`) carries one.
  */
 export function rejectForbidden(
   event: ProxyEvent,
   headers: Map<string, string[]> = eventHeaders(event),
 ): void {
-  if (headers.has(TARGET_REGION_HEADER)) {
-    throw badRequest(MESSAGES.targetRegionHeader, 'target_region_header');
+  const regionHeader = targetRegionHeaderIn(headers.keys());
+  if (regionHeader !== undefined) {
+    throw badRequest(targetRegionRefusal(regionHeader, PROXY_REGION_ALTERNATIVE), 'target_region_header');
   }
   if (event.isBase64Encoded) throw badRequest(MESSAGES.base64Body, 'base64_body');
+  const method = event.httpMethod.toUpperCase();
+  if (BODYLESS.has(method) && typeof event.body === 'string' && event.body.length > 0) {
+    throw badRequest(bodyOnBodilessMethod(method), 'body_on_bodiless_method');
+  }
+}
+
+/** The refusal of a GET or HEAD with a body: what is wrong and what to send instead. */
+export function bodyOnBodilessMethod(method: string): string {
+  return `A ${method} request may not carry a body: send its parameters in the query string, or use the operation's POST/PUT/PATCH/DELETE method`;
 }
 
 // Characters allowed verbatim in a path (RFC 3986 pchar + "/"); "%" only as the start of an escape.
@@ -206,7 +221,6 @@ export function requestBody(event: Pick<ProxyEvent, 'body'>): Buffer | undefined
 }
 
 const METHOD_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BODYLESS = new Set(['GET', 'HEAD']);
 
 export interface PrepareOptions {
   /** Host header sent to the backend (`backend.<project>.<internal_domain>`). */

@@ -5,6 +5,19 @@
  * authorizer's `Unauthorized` — is cached per identity-source value for the TTL (0 = no cache), and a
  * cached policy is re-evaluated for every method ARN, exactly the behaviour that makes a too-narrow
  * cached policy deny a caller's other routes. Other authorizer failures are 500 and never cached.
+ *
+ * The cache key. For a REQUEST authorizer "these parameters [the identity sources] will be used to
+ * derive the authorization caching key and to perform runtime validation … verifying all of the
+ * identity-related request parameters are present, not null and non-empty" (API Gateway API reference,
+ * Authorizer.identitySource, https://docs.aws.amazon.com/apigateway/latest/api/API_Authorizer.html; developer
+ * guide, "Use API Gateway Lambda authorizers",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html).
+ * AWS does not say which value a repeated identity header contributes, while the authorizer receives
+ * every value in `multiValueHeaders` (and the last one in `headers`). The emulator keys the cache on the
+ * whole ordered list of the header's values, so the key always covers everything the authorizer can
+ * decide on: `Authorization: junk` + `Authorization: <key>` is its own cache entry, never the entry of
+ * `junk` (which once let the string alias a valid key for the TTL) nor that of `<key>` (where a cached
+ * refusal would lock the key's owner out). docs/local-platform.md, "Lambda authorizer".
  */
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { gatewayError, gatewayResponse, MESSAGES, type HttpAnswer } from './responses.js';
@@ -107,8 +120,20 @@ function evaluatePolicy(statements: readonly Statement[], methodArn: string): Po
 
 class AuthorizerTimeout extends Error {}
 
+/** Every value of the identity-source header, in arrival order (`rawHeaders` is Node's name/value list). */
+export function identitySourceValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] ?? '').toLowerCase() === name) values.push(rawHeaders[i + 1] ?? '');
+  }
+  return values;
+}
+
+/** The cache key of a list of values: JSON, so no two different lists share a key. */
+const cacheKeyOf = (values: readonly string[]): string => JSON.stringify(values);
+
 export class RequestAuthorizer {
-  /** Per identity value: the policy, or 'unauthorized' (a 401 is cached like a policy). */
+  /** Per identity (`cacheKeyOf` its values): the policy, or 'unauthorized' (a 401 is cached like a policy). */
   private readonly cache = new Map<string, { policy: Policy | 'unauthorized'; expiresAt: number }>();
   private readonly now: () => number;
 
@@ -129,11 +154,11 @@ export class RequestAuthorizer {
   }
 
   /**
-   * Decides for one request. `identity` is the identity-source header's value; `invoke` runs the handler
-   * (the caller builds the event and context).
+   * Decides for one request. `identity` is every value of the identity-source header
+   * (`identitySourceValues`); `invoke` runs the handler (the caller builds the event and context).
    */
   async authorize(
-    identity: string | undefined,
+    identity: readonly string[],
     methodArn: string,
     invoke: (handler: RequestAuthorizerHandler) => Promise<unknown>,
   ): Promise<AuthorizerDecision> {
@@ -143,9 +168,11 @@ export class RequestAuthorizer {
       answer: gatewayError(401, 'UnauthorizedException', MESSAGES.unauthorized),
       invoked,
     });
-    if (identity === undefined || identity.trim() === '') return unauthorized();
+    // Present, not null and non-empty: a header whose every value is blank is no identity.
+    if (identity.every((value) => value.trim() === '')) return unauthorized();
+    const key = cacheKeyOf(identity);
     const ttlMs = this.opts.ttlSeconds * 1000;
-    const cached = ttlMs > 0 ? this.cache.get(identity) : undefined;
+    const cached = ttlMs > 0 ? this.cache.get(key) : undefined;
     let policy: Policy;
     if (cached !== undefined && cached.expiresAt > this.now()) {
       if (cached.policy === 'unauthorized') return unauthorized();
@@ -162,7 +189,7 @@ export class RequestAuthorizer {
       } catch (error) {
         // The one error a Lambda authorizer may throw on purpose.
         if (error instanceof Error && error.message === 'Unauthorized') {
-          if (ttlMs > 0) this.cache.set(identity, { policy: 'unauthorized', expiresAt: this.now() + ttlMs });
+          if (ttlMs > 0) this.cache.set(key, { policy: 'unauthorized', expiresAt: this.now() + ttlMs });
           return unauthorized();
         }
         return { kind: 'refuse', answer: configurationError(), invoked };
@@ -172,7 +199,7 @@ export class RequestAuthorizer {
       const parsed = parsePolicy(result);
       if (parsed === undefined) return { kind: 'refuse', answer: configurationError(), invoked };
       policy = parsed;
-      if (ttlMs > 0) this.cache.set(identity, { policy, expiresAt: this.now() + ttlMs });
+      if (ttlMs > 0) this.cache.set(key, { policy, expiresAt: this.now() + ttlMs });
     }
     const verdict = evaluatePolicy(policy.statements, methodArn);
     if (verdict === 'deny') {

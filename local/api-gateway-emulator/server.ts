@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream';
 import type { ApiDefinition, RouteAuth, RouteHandler } from '../../contracts/api-routes.js';
 import { partitionOf } from '../../contracts/partition.js';
 import { verifySigV4, type CredentialStore } from '../sigv4-verifier.js';
-import { RequestAuthorizer, type RequestAuthorizerOptions } from './authorizer.js';
+import { identitySourceValues, RequestAuthorizer, type RequestAuthorizerOptions } from './authorizer.js';
 import {
   authorizerEvent,
   proxyEvent,
@@ -289,7 +289,7 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
       if (authorizer === undefined) return finish(internalServerError());
       const authStarted = now();
       const decision = await authorizer.authorize(
-        headerOf(req.rawHeaders, authorizer.identityHeader),
+        identitySourceValues(req.rawHeaders, authorizer.identityHeader),
         methodArn,
         (handler) =>
           handler(

@@ -1,7 +1,8 @@
 /**
  * The edge refuses what API Gateway and the proxies refuse, end to end through the emulator: missing,
  * wrong, expired and wrongly scoped SigV4 signatures (403 before any function runs), the
- * X-SVC-Target-Region header (400 from the control-plane proxy and the aggregator), unknown routes —
+ * X-SVC-Target-Region header and every other x-*-target-region (400 from the control-plane proxy and the
+ * aggregator), a GET with a body (400 from the proxies), unknown routes —
  * while a correctly signed request goes all the way to the cluster through the accelerator or the
  * region's ALB.
  */
@@ -97,14 +98,29 @@ describe('SigV4 refusals (403, nothing invoked)', () => {
 });
 
 describe('requests the edge refuses', () => {
-  test('X-SVC-Target-Region: 400 from the global and regional control-plane proxies and the aggregator', async () => {
-    const header = { 'x-svc-target-region': 'us-east-1' };
-    const global = await edge.global({ path: '/api/v1/jobs', headers: header });
-    const regional = await edge.regional(REGION, { path: '/api/v1/jobs', headers: header });
-    const aggregate = await edge.global({ path: '/api/v1/global/jobs', headers: header });
-    for (const reply of [global, regional, aggregate]) {
-      expect(reply.status).toBe(400);
-      expect(reply.json.message).toMatch(/X-SVC-Target-Region/);
+  test.each(['X-SVC-Target-Region', 'X-GCO-Target-Region'])(
+    '%s: 400 from the global and regional control-plane proxies and the aggregator',
+    async (name) => {
+      const header = { [name]: 'eu-west-1' };
+      const global = await edge.global({ path: '/api/v1/jobs', headers: header });
+      const regional = await edge.regional(REGION, { path: '/api/v1/jobs', headers: header });
+      const aggregate = await edge.global({ path: '/api/v1/global/jobs', headers: header });
+      for (const reply of [global, regional, aggregate]) {
+        expect(reply.status).toBe(400);
+        expect(reply.json.message).toContain(`The ${name.toLowerCase()} header is not honoured`);
+      }
+    },
+  );
+
+  test('a signed GET with a body: 400 naming the body, not the backend envelope 403', async () => {
+    for (const reply of [
+      await edge.global({ path: '/api/v1/jobs', body: '{"limit":5}' }),
+      await edge.regional(REGION, { path: '/api/v1/jobs', body: '{"limit":5}' }),
+    ]) {
+      expect([reply.status, reply.json.message]).toEqual([
+        400,
+        "A GET request may not carry a body: send its parameters in the query string, or use the operation's POST/PUT/PATCH/DELETE method",
+      ]);
     }
   });
 

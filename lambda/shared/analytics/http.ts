@@ -49,20 +49,26 @@ export function rejectUnknownFields(body: Record<string, unknown>, allowed: read
   }
 }
 
-/** Case-insensitive header lookup over API Gateway's single- and multi-value header maps. */
-export function headerValue(
+/**
+ * Every value of a header, case-insensitively. API Gateway hands a REQUEST authorizer and a proxy
+ * integration both maps; `multiValueHeaders` is the complete one (a repeated header keeps every value,
+ * while `headers` keeps only the last). `headers` is read only when the event has no multi-value map.
+ */
+export function headerValues(
   event: {
     headers?: Record<string, string | undefined> | null;
     multiValueHeaders?: Record<string, string[] | undefined> | null;
   },
   name: string,
-): string | undefined {
+): string[] {
   const wanted = name.toLowerCase();
-  for (const [k, v] of Object.entries(event.headers ?? {})) {
-    if (k.toLowerCase() === wanted && v !== undefined) return v;
+  const multi = event.multiValueHeaders;
+  if (multi !== undefined && multi !== null && Object.keys(multi).length > 0) {
+    return Object.entries(multi)
+      .filter(([k]) => k.toLowerCase() === wanted)
+      .flatMap(([, v]) => v ?? []);
   }
-  for (const [k, v] of Object.entries(event.multiValueHeaders ?? {})) {
-    if (k.toLowerCase() === wanted && v !== undefined && v.length > 0) return v[v.length - 1];
-  }
-  return undefined;
+  return Object.entries(event.headers ?? {})
+    .filter(([k, v]) => k.toLowerCase() === wanted && v !== undefined)
+    .map(([, v]) => v as string);
 }

@@ -73,7 +73,10 @@ function refusalOf(c: AggregateCase): [number, string] | undefined {
   if (c.body !== null && bodyBytes(c.body).length > edge.config.waf.maxBodySizeBytes)
     return [403, 'Forbidden'];
   if (c.targetRegion !== null) {
-    return [400, 'The X-SVC-Target-Region header is not accepted; /api/v1/global/* covers every region'];
+    return [
+      400,
+      `The ${c.targetRegion[0].toLowerCase()} header is not honoured: a request is served by the region of the API it is sent to. /api/v1/global/* already covers every region; for one region, call that region's regional API.`,
+    ];
   }
   const refused = c.body === null ? undefined : bodyRefusal(c.body);
   return refused === undefined ? undefined : [400, refused];

@@ -2,7 +2,8 @@
  * Generated requests to the proxy routes of the global and the regional API — `/api/v1/{proxy+}` (the
  * control-plane proxy) and `/inference/{proxy+}` (the streaming inference proxy), every method each
  * API defines for them — SigV4-signed, through the emulator, the proxy, the accelerator or the ALB, to
- * a backend that verifies the envelope. A request the edge must refuse gets its documented small JSON
+ * a backend that verifies the envelope. A request the edge must refuse (among them an x-*-target-region
+ * header and a GET with a body) gets its documented small JSON
  * answer and reaches nothing; any other request reaches the backend exactly once, with the path as
  * sent, the query rebuilt from API Gateway's decoded values, the body API Gateway handed over, the
  * caller's headers and a valid envelope. Nothing is ever a 5xx: the backend never fails, so a 5xx could
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { MAX_REQUEST_BODY_BYTES } from '../../../lambda/inference-stream-proxy/index.js';
 import { MESSAGES } from '../../../lambda/shared/errors.js';
+import { bodyOnBodilessMethod } from '../../../lambda/shared/proxy-request.js';
 import {
   globalApiDefinition,
   regionalApiDefinition,
@@ -31,6 +33,7 @@ import {
   queryParameters,
   requestBody,
   targetRegionHeader,
+  targetRegionMessage,
   type GeneratedBody,
 } from './support/http-inputs.js';
 import { headerValues } from './support/recording-backend.js';
@@ -151,8 +154,9 @@ function refusalOf(
     return [403, 'Forbidden'];
   }
   if (c.mutation.kind === 'long-path') return [414, 'Request-URI Too Long'];
-  if (c.mutation.kind === 'target-region') return [400, MESSAGES.targetRegionHeader];
+  if (c.mutation.kind === 'target-region') return [400, targetRegionMessage(c.mutation.header[0])];
   if (body?.kind === 'binary-type') return [400, MESSAGES.base64Body];
+  if (c.method === 'GET' && size > 0) return [400, bodyOnBodilessMethod('GET')];
   if (family === INFERENCE && size > MAX_REQUEST_BODY_BYTES) return [413, MESSAGES.bodyTooLarge];
   if (c.mutation.kind === 'dot-segment') return [400, MESSAGES.badPath];
   return undefined;

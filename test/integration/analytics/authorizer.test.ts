@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import fc from 'fast-check';
 import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
 import { tableName } from '../../../contracts/tables.js';
 import * as authorizer from '../../../lambda/analytics-authorizer/index.js';
@@ -29,6 +30,9 @@ import {
   type AnalyticsEnv,
 } from './harness.js';
 
+/** An application id as the Allow policy names it: any letter case (each letter is IAM's `?`). */
+const anyCase = (id: string) => id.replace(/[a-f]/g, '?');
+
 let env: AnalyticsEnv;
 beforeAll(async () => void (env = await startAnalyticsEnv()));
 afterAll(() => env.close());
@@ -46,7 +50,7 @@ describe('a usable key', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: `${METHOD_ARN_PREFIX}/POST/applications/${app}/events`,
+            Resource: `${METHOD_ARN_PREFIX}/POST/applications/${anyCase(app)}/events`,
           },
         ],
       },
@@ -67,8 +71,75 @@ describe('a usable key', () => {
     const arn = `arn:aws-cn:execute-api:cn-north-1:111122223333:zz99yy/beta/POST/applications/${app}/events`;
     const res = await authorize(env, key.value, arn);
     expect(res.policyDocument.Statement[0]).toMatchObject({
-      Resource: `arn:aws-cn:execute-api:cn-north-1:111122223333:zz99yy/beta/POST/applications/${app}/events`,
+      Resource: `arn:aws-cn:execute-api:cn-north-1:111122223333:zz99yy/beta/POST/applications/${anyCase(app)}/events`,
     });
+  });
+
+  test('an upper-case application id in the path gets the same Allow (ids are UUIDs of any case)', async () => {
+    const app = await createApplication(env);
+    const key = await createKey(env, app);
+    const lower = await authorize(env, key.value, eventsMethodArn(app));
+    expect(await authorize(env, key.value, eventsMethodArn(app.toUpperCase()))).toEqual(lower);
+    expect(lower.context).toEqual({ applicationId: app, apiKeyId: key.id });
+  });
+});
+
+describe('more than one Authorization value: refused (401) before any lookup', () => {
+  const withValues = (methodArn: string, multiValueHeaders: Record<string, string[]>) =>
+    env.authorizer(
+      {
+        methodArn,
+        // API Gateway's single-value map keeps the last value of each header.
+        headers: Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v.at(-1)!])),
+        multiValueHeaders,
+        requestContext: undefined,
+      },
+      CONTEXT,
+    );
+
+  test('junk then a valid key, a valid key then junk, the same key twice, two spellings of the name', async () => {
+    const app = await createApplication(env);
+    const key = await createKey(env, app);
+    const arn = eventsMethodArn(app);
+    const cases: Record<string, string[]>[] = [
+      { Authorization: ['junk', key.value] },
+      { Authorization: [key.value, 'junk'] },
+      { Authorization: [key.value, key.value] },
+      { Authorization: [key.value], authorization: [key.value] },
+    ];
+    for (const headers of cases) {
+      await expect(withValues(arn, headers)).rejects.toThrow(/^Unauthorized$/);
+    }
+    // One value is still fine.
+    expect((await withValues(arn, { Authorization: [key.value] })).policyDocument.Statement[0]).toMatchObject(
+      {
+        Effect: 'Allow',
+      },
+    );
+    const refusals = env.logger
+      .entries()
+      .filter((e) => e.fields['reason'] === 'several_authorization_values');
+    expect(refusals.length).toBeGreaterThanOrEqual(4);
+    expect(env.logger.lines.join('\n')).not.toContain(key.value.slice(4, 20));
+  });
+
+  test('generated lists of 2–4 values, a valid key anywhere among them, are all refused', async () => {
+    const app = await createApplication(env);
+    const key = await createKey(env, app);
+    const arn = eventsMethodArn(app);
+    const junk = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.constant(generateApiKey()),
+      fc.constant(key.value),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(junk, { minLength: 1, maxLength: 3 }), fc.nat(3), async (others, at) => {
+        const values = [...others];
+        values.splice(at % (values.length + 1), 0, key.value);
+        await expect(withValues(arn, { Authorization: values })).rejects.toThrow(/^Unauthorized$/);
+      }),
+      { numRuns: 40, seed: 25 },
+    );
   });
 });
 

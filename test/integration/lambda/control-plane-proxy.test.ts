@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import fc from 'fast-check';
 import {
   DescribeLoadBalancersCommand,
   ElasticLoadBalancingV2Client,
@@ -203,22 +204,28 @@ describe('TLS: only the internal CA and the backend name are trusted', () => {
 });
 
 describe('rejection rules (checked before anything is forwarded)', () => {
-  test.each(['X-SVC-Target-Region', 'x-svc-target-region', 'X-Svc-Target-REGION'])(
-    '%s → 400',
-    async (name) => {
-      const before = backend.seen.length;
-      const { handler, logger } = proxy();
-      const res = await call(handler, { url: '/api/v1/echo/jobs', headers: [[name, 'eu-west-1']] });
-      expect(res.statusCode).toBe(400);
-      expect(res.multiValueHeaders?.['content-type']).toEqual(['application/json']);
-      expect(json(res.body)).toEqual({ message: 'The X-SVC-Target-Region header is not allowed' });
-      expect(backend.seen.length).toBe(before);
-      expect(logger.lines.at(-1)).toMatchObject({
-        level: 'warn',
-        fields: { reason: 'target_region_header' },
-      });
-    },
-  );
+  test.each([
+    'X-SVC-Target-Region',
+    'x-svc-target-region',
+    'X-Svc-Target-REGION',
+    'X-GCO-Target-Region',
+    'X-Target-Region',
+    'x-my-app-target-region',
+  ])('%s → 400', async (name) => {
+    const before = backend.seen.length;
+    const { handler, logger } = proxy();
+    const res = await call(handler, { url: '/api/v1/echo/jobs', headers: [[name, 'eu-west-1']] });
+    expect(res.statusCode).toBe(400);
+    expect(res.multiValueHeaders?.['content-type']).toEqual(['application/json']);
+    expect(json(res.body)).toEqual({
+      message: `The ${name.toLowerCase()} header is not honoured: a request is served by the region of the API it is sent to. To target a region, call that region's regional API, or /api/v1/global/* for every region.`,
+    });
+    expect(backend.seen.length).toBe(before);
+    expect(logger.lines.at(-1)).toMatchObject({
+      level: 'warn',
+      fields: { reason: 'target_region_header' },
+    });
+  });
 
   test('a base64-encoded body → 400', async () => {
     const before = backend.seen.length;
@@ -231,6 +238,87 @@ describe('rejection rules (checked before anything is forwarded)', () => {
     expect(res.statusCode).toBe(400);
     expect(json(res.body)).toEqual({ message: 'Base64-encoded request bodies are not supported' });
     expect(backend.seen.length).toBe(before);
+  });
+
+  test('generated x-<token>-target-region names in any letter case → 400, nothing forwarded', async () => {
+    const before = backend.seen.length;
+    const { handler } = proxy();
+    const token = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,15}$/);
+    const upperSome = (name: string, mask: number) =>
+      [...name].map((c, i) => ((mask >> (i % 30)) & 1 ? c.toUpperCase() : c)).join('');
+    await fc.assert(
+      fc.asyncProperty(token, fc.nat(), fc.string({ maxLength: 20 }), async (t, mask, value) => {
+        const name = upperSome(`x-${t}-target-region`, mask);
+        const res = await call(handler, {
+          url: '/api/v1/echo/jobs',
+          headers: [[name, value.replace(/[^\x20-\x7e]/g, '')]],
+        });
+        expect(res.statusCode).toBe(400);
+        expect(String(json(res.body)['message'])).toContain(
+          `The ${name.toLowerCase()} header is not honoured`,
+        );
+      }),
+      { numRuns: 60, seed: 25 },
+    );
+    expect(backend.seen.length).toBe(before);
+  });
+
+  test('headers that only look similar are forwarded (x-target-regions, target-region, x-region)', async () => {
+    const res = await call(proxy().handler, {
+      url: '/api/v1/echo/jobs',
+      headers: [
+        ['X-Target-Regions', 'a'],
+        ['Target-Region', 'b'],
+        ['X-Region', 'c'],
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const headers = json(res.body)['headers'] as Record<string, string>;
+    expect([headers['x-target-regions'], headers['target-region'], headers['x-region']]).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
+  });
+
+  test.each(['GET', 'HEAD'])(
+    'a %s with a body → 400 naming the problem (not the backend 403)',
+    async (method) => {
+      const before = backend.seen.length;
+      const res = await call(proxy().handler, { method, url: '/api/v1/echo/jobs', body: '{"a":1}' });
+      expect(res.statusCode).toBe(400);
+      expect(json(res.body)).toEqual({
+        message: `A ${method} request may not carry a body: send its parameters in the query string, or use the operation's POST/PUT/PATCH/DELETE method`,
+      });
+      expect(backend.seen.length).toBe(before);
+    },
+  );
+
+  test('generated GET bodies are all refused with 400; an empty GET body is no body', async () => {
+    const before = backend.seen.length;
+    const { handler } = proxy();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 200 }), async (body) => {
+        const res = await call(handler, { method: 'GET', url: '/api/v1/echo/jobs', body });
+        expect(res.statusCode).toBe(400);
+      }),
+      { numRuns: 40, seed: 25 },
+    );
+    expect(backend.seen.length).toBe(before);
+    expect((await call(handler, { method: 'GET', url: '/api/v1/echo/jobs', body: '' })).statusCode).toBe(200);
+  });
+
+  test('a DELETE body is forwarded and verified by the service (the bulk delete carries one)', async () => {
+    const res = await call(proxy().handler, {
+      method: 'DELETE',
+      url: '/api/v1/echo/jobs',
+      body: '{"dry_run":true}',
+      headers: [['content-type', 'application/json']],
+    });
+    expect(res.statusCode).toBe(200);
+    expect(Buffer.from(json(res.body)['body_b64'] as string, 'base64').toString('utf8')).toBe(
+      '{"dry_run":true}',
+    );
   });
 
   test("the caller's Authorization, x-amz-*, x-svc-* and hop-by-hop headers never reach the backend", async () => {

@@ -274,14 +274,23 @@ describe('refused before forwarding', () => {
     expect(exact.prelude.statusCode).toBe(200);
   });
 
-  test('X-SVC-Target-Region (any case) and base64 bodies → 400', async () => {
+  test('x-*-target-region (any case), base64 bodies and GET/HEAD bodies → 400', async () => {
     const before = backend.seen.length;
     const { handler } = proxy();
-    const region = await complete(handler, {
-      url: '/inference/echo/x',
-      headers: [['x-SVC-target-Region', 'us-west-2']],
-    });
-    expect(region.prelude.statusCode).toBe(400);
+    for (const name of ['x-SVC-target-Region', 'X-GCO-Target-Region']) {
+      const region = await complete(handler, { url: '/inference/echo/x', headers: [[name, 'us-west-2']] });
+      expect(region.prelude.statusCode).toBe(400);
+      expect(JSON.parse(region.text)).toEqual({
+        message: `The ${name.toLowerCase()} header is not honoured: a request is served by the region of the API it is sent to. To target a region, call that region's regional API, or /api/v1/global/* for every region.`,
+      });
+    }
+    for (const method of ['GET', 'HEAD']) {
+      const withBody = await complete(handler, { method, url: '/inference/echo/x', body: '{"prompt":"hi"}' });
+      expect(withBody.prelude.statusCode).toBe(400);
+      expect(JSON.parse(withBody.text)).toEqual({
+        message: `A ${method} request may not carry a body: send its parameters in the query string, or use the operation's POST/PUT/PATCH/DELETE method`,
+      });
+    }
     const b64 = await complete(handler, {
       method: 'POST',
       url: '/inference/echo/x',

@@ -108,7 +108,7 @@ afterAll(async () => {
 
 const send = (
   api: ApiGatewayEmulator,
-  key: string | undefined,
+  key: string | readonly string[] | undefined,
   path = '/applications/app-1/events',
   method = 'POST',
 ) =>
@@ -116,7 +116,8 @@ const send = (
     method,
     headers: [
       ['content-type', 'application/json'],
-      ...(key === undefined ? [] : ([['Authorization', key]] as [string, string][])),
+      // A list is sent as that many Authorization header lines, in order.
+      ...(key === undefined ? [] : [key].flat().map((k): [string, string] => ['Authorization', k])),
     ],
     body: method === 'POST' ? '{"Events":[]}' : '',
   });
@@ -214,5 +215,37 @@ describe('result cache', () => {
     await send(cached, 'boom');
     await send(cached, 'boom');
     expect(invoked('boom') - before).toBe(2);
+  });
+});
+
+describe('a repeated identity header', () => {
+  test('the authorizer gets every value in multiValueHeaders and the last one in headers', async () => {
+    await send(uncached, ['first', 'second']);
+    const event = seenEvents[seenEvents.length - 1]!;
+    expect(event.multiValueHeaders?.['Authorization']).toEqual(['first', 'second']);
+    expect(event.headers?.['Authorization']).toBe('second');
+  });
+
+  test('is cached under all its values: never under the first value, never under the last', async () => {
+    // The authorizer (above) decides on the last value, as `headers` carries it.
+    expect((await send(cached, ['unauth', 'alias-target'])).status).toBe(200);
+    expect(invoked('alias-target')).toBe(1);
+    // The first value alone is its own entry: it does not inherit the pair's Allow…
+    expect((await send(cached, 'unauth')).status).toBe(401);
+    // …and the last value alone is its own entry too (asked afresh, not served the pair's decision).
+    expect((await send(cached, 'alias-target')).status).toBe(200);
+    expect(invoked('alias-target')).toBe(2);
+    // The same pair again is served from its own entry.
+    expect((await send(cached, ['unauth', 'alias-target'])).status).toBe(200);
+    expect(invoked('alias-target')).toBe(2);
+    // Order matters: the reversed pair is another entry, decided on its own last value.
+    expect((await send(cached, ['alias-target', 'unauth'])).status).toBe(401);
+    expect((await send(cached, 'alias-target')).status).toBe(200);
+  });
+
+  test('blank values are no identity: 401 without an invocation', async () => {
+    const before = seenEvents.length;
+    expect((await send(cached, ['', ' '])).status).toBe(401);
+    expect(seenEvents.length).toBe(before);
   });
 });

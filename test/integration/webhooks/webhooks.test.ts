@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { startWebhookHarness, type WebhookHarness } from './harness.js';
 
 const SECRET = 'a-webhook-secret-0123456789';
@@ -28,6 +29,11 @@ describe('webhooks API: registration rules (private targets NOT allowed, as in p
     ['https://0.0.0.0/hook', /unspecified/],
     ['https://224.0.0.1/hook', /multicast/],
     ['https://localhost/hook', /host localhost resolves to .*loopback/],
+    // Other spellings of 127.0.0.1 (WHATWG URL host parsing): judged as the address they are.
+    ['https://0x7f000001/hook', /127\.0\.0\.1, a loopback address/],
+    ['https://2130706433/hook', /127\.0\.0\.1, a loopback address/],
+    ['https://0177.0.0.1/hook', /127\.0\.0\.1, a loopback address/],
+    ['https://0xa9.0xfe.0xa9.0xfe/latest/meta-data/', /link-local/],
     ['https://user:pw@example.com/hook', /credentials/],
   ])('%s is refused with 422', async (url, message) => {
     const res = await h.call('POST', '/api/v1/webhooks', { url, events: ['job.completed'] });
@@ -154,6 +160,63 @@ describe('webhooks API: CRUD (private targets allowed, as for local development)
     });
     expect((await h.call('DELETE', `/api/v1/webhooks/${a.body.webhook_id}`)).status).toBe(404);
     expect((await h.call('GET', '/api/v1/webhooks')).body.count).toBe(2);
+  });
+
+  test('URLs are stored and listed in their WHATWG canonical form: the listing shows the real target', async () => {
+    const cases: [string, string][] = [
+      ['https://0x7f000001:8443/hook', 'https://127.0.0.1:8443/hook'],
+      ['https://2130706433:8443/hook', 'https://127.0.0.1:8443/hook'],
+      ['HTTPS://0177.0.0.1:443/a/../b?q=1', 'https://127.0.0.1/b?q=1'],
+      ['https://127.0.0.1:8443', 'https://127.0.0.1:8443/'],
+      ['https://[0:0:0:0:0:0:0:1]:8443/x y', 'https://[::1]:8443/x%20y'],
+    ];
+    const ids: string[] = [];
+    for (const [sent, canonical] of cases) {
+      const res = await h.call('POST', '/api/v1/webhooks', { url: sent, events: ['job.failed'] });
+      expect([sent, res.status, res.body.url]).toEqual([sent, 200, canonical]);
+      ids.push(res.body.webhook_id);
+    }
+    const listed = (await h.call('GET', '/api/v1/webhooks')).body.webhooks as {
+      webhook_id: string;
+      url: string;
+    }[];
+    expect(ids.map((id) => listed.find((w) => w.webhook_id === id)?.url)).toEqual(cases.map(([, c]) => c));
+    for (const id of ids) await h.call('DELETE', `/api/v1/webhooks/${id}`);
+  });
+
+  test('generated spellings of a 127.x address are listed as the dotted quad', async () => {
+    const spellings = (a: number): string[] => {
+      const bytes = [127, (a >> 16) & 255, (a >> 8) & 255, a & 255];
+      const value = (127 * 2 ** 24 + (a & 0xffffff)) >>> 0;
+      return [
+        String(value),
+        `0x${value.toString(16)}`,
+        bytes.map((b) => `0${b.toString(8)}`).join('.'),
+        bytes.map((b) => `0x${b.toString(16)}`).join('.'),
+      ];
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 0xffffff }), fc.nat(3), async (a, pick) => {
+        const host = spellings(a)[pick]!;
+        const dotted = `127.${(a >> 16) & 255}.${(a >> 8) & 255}.${a & 255}`;
+        const res = await h.call('POST', '/api/v1/webhooks', {
+          url: `https://${host}/h`,
+          events: ['job.failed'],
+        });
+        expect([host, res.status, res.body.url]).toEqual([host, 200, `https://${dotted}/h`]);
+        await h.call('DELETE', `/api/v1/webhooks/${res.body.webhook_id}`);
+      }),
+      { numRuns: 25, seed: 25 },
+    );
+  });
+
+  test('a URL whose canonical form is longer than 2048 characters is refused with 422', async () => {
+    const url = `https://127.0.0.1/${'a b'.repeat(600)}`;
+    expect(url.length).toBeLessThanOrEqual(2048);
+    const res = await h.call('POST', '/api/v1/webhooks', { url, events: ['job.failed'] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'url'], type: 'value_error' });
+    expect(res.body.detail[0].msg).toMatch(/canonical form \(3018 characters\) is longer than 2048/);
   });
 
   test('any secret of 1–512 characters and any namespace filter are accepted, as the spec allows', async () => {

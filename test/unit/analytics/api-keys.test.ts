@@ -37,6 +37,8 @@ describe('API keys', () => {
 
 describe('Allow policy', () => {
   const app = '0b6f1c9e-9d7c-4a57-9f0e-3f5a2b1c4d5e';
+  /** The id in any letter case, as an IAM pattern: every letter is `?`, digits and hyphens fixed. */
+  const anyCase = '0?6?1?9?-9?7?-4?57-9?0?-3?5?2?1?4?5?';
 
   test('one statement: POST on the key’s application events, API id and stage from the methodArn', () => {
     const arn = 'arn:aws:execute-api:us-east-1:111122223333:abc123/live/POST/applications/other/events';
@@ -48,7 +50,7 @@ describe('Allow policy', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: `arn:aws:execute-api:us-east-1:111122223333:abc123/live/POST/applications/${app}/events`,
+            Resource: `arn:aws:execute-api:us-east-1:111122223333:abc123/live/POST/applications/${anyCase}/events`,
           },
         ],
       },
@@ -60,8 +62,17 @@ describe('Allow policy', () => {
     'arn:aws-us-gov:execute-api:us-gov-west-1:111122223333:abc123/prod_2/GET/anything',
     'arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/live/POST/applications/x/events',
   ])('works in every partition: %s', (arn) => {
-    expect(eventsResourceArn(arn, app)).toMatch(
-      new RegExp(`^${arn.split('/').slice(0, 2).join('/')}/POST/applications/${app}/events$`),
+    expect(eventsResourceArn(arn, app)).toBe(
+      `${arn.split('/').slice(0, 2).join('/')}/POST/applications/${anyCase}/events`,
+    );
+  });
+
+  test('the same pattern for the id in any letter case; only letters become wildcards', () => {
+    const arn = 'arn:aws:execute-api:us-east-1:111122223333:abc123/live/POST/applications/x/events';
+    expect(eventsResourceArn(arn, app.toUpperCase())).toBe(eventsResourceArn(arn, app));
+    expect(eventsResourceArn(arn, app)).not.toContain('*');
+    expect(eventsResourceArn(arn, app).replace(/\?/g, '')).toBe(
+      'arn:aws:execute-api:us-east-1:111122223333:abc123/live/POST/applications/0619-97-457-90-352145/events',
     );
   });
 

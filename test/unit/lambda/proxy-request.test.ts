@@ -26,15 +26,18 @@ function refusal(fn: () => unknown): EdgeHttpError {
 }
 
 describe('rejection rules', () => {
-  test.each(['X-SVC-Target-Region', 'x-svc-target-region', 'X-Svc-TARGET-region'])(
-    '%s is refused with 400 whatever its value',
-    (name) => {
-      const event = restEvent({ url: '/api/v1/jobs', headers: [[name, 'us-west-2']] });
-      const error = refusal(() => rejectForbidden(event));
-      expect(error.statusCode).toBe(400);
-      expect(error.reason).toBe('target_region_header');
-    },
-  );
+  test.each([
+    'X-SVC-Target-Region',
+    'x-svc-target-region',
+    'X-Svc-TARGET-region',
+    'X-GCO-Target-Region',
+    'x-target-region',
+  ])('%s is refused with 400 whatever its value', (name) => {
+    const event = restEvent({ url: '/api/v1/jobs', headers: [[name, 'us-west-2']] });
+    const error = refusal(() => rejectForbidden(event));
+    expect(error.statusCode).toBe(400);
+    expect(error.reason).toBe('target_region_header');
+  });
 
   test('the header is found in the single-value map too (emulators that fill only `headers`)', () => {
     const event = {
@@ -54,6 +57,22 @@ describe('rejection rules', () => {
     });
     const error = refusal(() => rejectForbidden(event));
     expect([error.statusCode, error.reason]).toEqual([400, 'base64_body']);
+  });
+
+  test.each(['GET', 'HEAD', 'get'])(
+    'a %s with a body is refused with 400; without one it passes',
+    (method) => {
+      const error = refusal(() => rejectForbidden(restEvent({ method, url: '/api/v1/jobs', body: 'x' })));
+      expect([error.statusCode, error.reason]).toEqual([400, 'body_on_bodiless_method']);
+      expect(() => rejectForbidden(restEvent({ method, url: '/api/v1/jobs', body: '' }))).not.toThrow();
+      expect(() => rejectForbidden(restEvent({ method, url: '/api/v1/jobs' }))).not.toThrow();
+    },
+  );
+
+  test('POST, PUT, PATCH and DELETE keep their bodies', () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      expect(() => rejectForbidden(restEvent({ method, url: '/api/v1/jobs', body: '{}' }))).not.toThrow();
+    }
   });
 
   test('an ordinary request passes', () => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WEBHOOK_RESPONSES as RESPONSES } from '../../../../contracts/api/manifest-processor-central.js';
 import { HttpError, RequestValidationError } from '../../../shared/errors.js';
 import type { ServiceApp } from '../../../shared/service.js';
-import { ListWebhooksQuery, WebhookPath, WebhookRequest } from './schemas.js';
+import { ListWebhooksQuery, MAX_WEBHOOK_URL_LENGTH, WebhookPath, WebhookRequest } from './schemas.js';
 import { vetWebhookTarget, type Lookup } from './ssrf.js';
 import { webhookView, type WebhookStore } from './store.js';
 
@@ -42,13 +42,19 @@ function listRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
   );
 }
 
-/** Checked again before every delivery: DNS may change after registration. */
-async function vetTarget(deps: WebhookRouteDeps, url: string): Promise<void> {
+/**
+ * Vets the target (checked again before every delivery: DNS may change after registration) and returns
+ * the URL in its WHATWG canonical form — the form the check judged and the one stored and listed, so a
+ * listing shows the real target (`https://0x7f000001:8443` is `https://127.0.0.1:8443/`).
+ */
+async function vetTarget(deps: WebhookRouteDeps, url: string): Promise<string> {
+  let canonical: string;
   try {
-    await vetWebhookTarget(url, {
+    const target = await vetWebhookTarget(url, {
       allowPrivateTargets: deps.allowPrivateTargets,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
     });
+    canonical = target.url.href;
   } catch (error) {
     throw new RequestValidationError([
       {
@@ -59,6 +65,18 @@ async function vetTarget(deps: WebhookRouteDeps, url: string): Promise<void> {
       },
     ]);
   }
+  // Canonicalising can lengthen a URL (an internationalised host becomes punycode).
+  if (canonical.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw new RequestValidationError([
+      {
+        loc: ['body', 'url'],
+        msg: `Value error, the URL's canonical form (${canonical.length} characters) is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`,
+        type: 'value_error',
+        input: url,
+      },
+    ]);
+  }
+  return canonical;
 }
 
 function createRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
@@ -73,8 +91,8 @@ function createRoute(app: ServiceApp, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const { url, events, namespace, secret } = request.body;
-      await vetTarget(deps, url);
+      const { events, namespace, secret } = request.body;
+      const url = await vetTarget(deps, request.body.url);
       const webhook = await deps.webhooks
         .create({ url, events, namespace: namespace ?? null, secret: secret ?? null })
         .catch((error: unknown) => {

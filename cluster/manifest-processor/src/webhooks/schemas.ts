@@ -6,6 +6,9 @@ import { WEBHOOK_EVENTS } from './store.js';
 
 const WebhookEventSchema = StringEnum(WEBHOOK_EVENTS, { title: 'WebhookEvent' });
 
+/** The longest webhook URL, as sent and in its canonical (stored) form. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 /**
  * Closed like every body (service framework): an unknown field (a misspelt `secret`) is a 422, not a
  * silently unsigned webhook. Constraints are the spec's, plus the bounds in docs/api-limits.md.
@@ -14,9 +17,9 @@ export const WebhookRequest = Type.Object(
   {
     url: Type.String({
       minLength: 1,
-      maxLength: 2048,
+      maxLength: MAX_WEBHOOK_URL_LENGTH,
       description:
-        'https:// URL called on events; its host must resolve to public addresses only (checked at registration and before every delivery)',
+        'https:// URL called on events; its host must resolve to public addresses only (checked at registration and before every delivery). Stored and listed in its WHATWG canonical form (e.g. https://0x7f000001/ is https://127.0.0.1/)',
     }),
     events: Type.Array(WebhookEventSchema, {
       minItems: 1,

@@ -128,11 +128,24 @@ export function rarely<T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitra
 /** A segment API Gateway and the proxies must treat as `.` or `..`. */
 export const dotSegment: fc.Arbitrary<string> = fc.constantFrom('.', '..', '%2e', '%2E%2e', '.%2E');
 
-/** X-SVC-Target-Region in some letter case: a caller may not pick the target region. */
+/** An x-*-target-region header in some letter case: a caller may not pick the target region. */
 export const targetRegionHeader: fc.Arbitrary<[string, string]> = fc.tuple(
-  fc.constantFrom('X-SVC-Target-Region', 'x-svc-target-region', 'X-Svc-TARGET-region'),
+  fc.oneof(
+    fc.constantFrom(
+      'X-SVC-Target-Region',
+      'x-svc-target-region',
+      'X-Svc-TARGET-region',
+      'X-GCO-Target-Region',
+    ),
+    fc.stringMatching(/^[a-z0-9]{1,8}$/).map((token) => `X-${token}-Target-Region`),
+  ),
   fc.constantFrom('us-east-1', '', 'anything'),
 );
+
+/** The proxies' refusal of a region-picking header (lambda/shared/target-region.ts). */
+export function targetRegionMessage(header: string): string {
+  return `The ${header.toLowerCase()} header is not honoured: a request is served by the region of the API it is sent to. To target a region, call that region's regional API, or /api/v1/global/* for every region.`;
+}
 
 /** The query as the proxies rebuild it: every key and value encoded once with encodeURIComponent. */
 function rebuiltQuery(query: readonly (readonly [string, string])[]): string {

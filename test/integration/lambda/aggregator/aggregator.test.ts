@@ -282,16 +282,21 @@ describe('aggregator across three regional APIs', () => {
     expect(body).toMatchObject({ dry_run: true, matched: 7, deleted: 0, failed: 0 });
   });
 
-  test('X-SVC-Target-Region in any case is rejected with 400 before any region is called', async () => {
+  test('every x-*-target-region header, in any case, is rejected with 400 before any region is called', async () => {
     const handler = aggregator();
     for (const headers of [
       { 'X-SVC-Target-Region': 'us-east-1' },
       { 'x-svc-target-region': 'eu-west-1' },
       { 'X-Svc-Target-REGION': '' },
+      { 'X-GCO-Target-Region': 'eu-west-1' },
+      { 'X-Target-Region': 'eu-west-1' },
     ]) {
       const result = await handler(apiEvent('GET', '/api/v1/global/jobs', { headers }));
       expect(result.statusCode).toBe(400);
-      expect(typeof bodyOf(result).message).toBe('string');
+      const name = Object.keys(headers)[0]!.toLowerCase();
+      expect(bodyOf(result).message).toBe(
+        `The ${name} header is not honoured: a request is served by the region of the API it is sent to. /api/v1/global/* already covers every region; for one region, call that region's regional API.`,
+      );
     }
     const multi = await handler(
       apiEvent('DELETE', '/api/v1/global/jobs', {
