@@ -28,6 +28,7 @@ import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../s
 import { canonicalUuid } from '../shared/analytics/ids.js';
 import type { BackoffPolicy } from '../../contracts/runtime/backoff.js';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
+import { ApplicationExistenceCache } from './application-cache.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 
@@ -54,6 +55,8 @@ export interface EventsDeps {
   streamName: string;
   persistence: BasePersistenceLayer;
   idempotencyTtlSeconds?: number;
+  /** How long an instance remembers that an application exists (application-cache.ts); 0: read every time. */
+  applicationCacheTtlMs?: number;
   logger?: EdgeLogger;
   now?: () => Date;
   /** Backoff of stream retries (tests shorten it). */
@@ -90,6 +93,7 @@ function eventsOf(body: unknown): unknown[] {
 export function createHandler(deps: EventsDeps): EventsHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const now = deps.now ?? (() => new Date());
+  const applications = new ApplicationExistenceCache(deps.applications, deps.applicationCacheTtlMs);
   const ingestor = new BatchIngestor({
     persistence: deps.persistence,
     writer: new KinesisWriter(
@@ -125,7 +129,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
           'body_too_large',
         );
       }
-      if (!(await deps.applications.exists(applicationId))) throw forbidden('application_deleted');
+      if (!(await applications.exists(applicationId))) throw forbidden('application_deleted');
       const events = eventsOf(parseJsonBody(bytes));
       const { result, roundsRun } = await ingestor.ingest({
         applicationId,
@@ -168,6 +172,7 @@ function inProgress(cause: IdempotencyAlreadyInProgressError): EdgeHttpError {
 
 export interface EventsFromEnvOptions {
   dynamodb?: DynamoDBClient;
+  applicationCacheTtlMs?: number;
   kinesis?: KinesisClient;
   logger?: EdgeLogger;
   now?: () => Date;
@@ -188,6 +193,9 @@ export function createHandlerFromEnv(
       awsSdkV3Client: dynamodb,
     }),
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    ...(options.applicationCacheTtlMs !== undefined
+      ? { applicationCacheTtlMs: options.applicationCacheTtlMs }
+      : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -20,8 +20,16 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { Context } from 'aws-lambda';
 import { describeError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
-import { batchResult, OK, retryableIndices, type BatchResult, type EventResult } from './batch.js';
-import { validateEvent } from './event-validation.js';
+import {
+  batchResult,
+  decodeStoredAnswer,
+  encodeStoredAnswer,
+  OK,
+  retryableIndices,
+  type BatchResult,
+  type EventResult,
+} from './batch.js';
+import { checkForStream } from './event-validation.js';
 import type { KinesisWriter, StreamRecord } from './kinesis-writer.js';
 
 /** Prefix of idempotency keys, fixed so a redeploy (new function name) keeps recognising batches. */
@@ -96,17 +104,20 @@ export class BatchIngestor {
       hashFunction: 'sha256',
     });
     config.registerLambdaContext(input.lambdaContext);
+    // The function's return value is what the record stores: the compact form (batch.ts).
     const run = makeIdempotent(
-      async (_key: IdempotencyKey): Promise<BatchResult> => {
+      async (_key: IdempotencyKey): Promise<string> => {
         fresh = await fn();
-        return fresh;
+        return encodeStoredAnswer(fresh);
       },
       { persistenceStore: this.deps.persistence, config, keyPrefix: IDEMPOTENCY_KEY_PREFIX },
     );
     const key: IdempotencyKey = { applicationId: input.applicationId, bodySha256: input.bodySha256, round };
     try {
-      const result = await run(key);
-      return { result, fresh: fresh !== undefined };
+      const stored: unknown = await run(key);
+      // Fresh in this invocation: the answer itself, not its round trip through the encoding.
+      if (fresh !== undefined) return { result: fresh, fresh: true };
+      return { result: decodeStoredAnswer(stored), fresh: false };
     } catch (error) {
       // The events are in the stream but the answer could not be stored: still answer what happened.
       if (fresh !== undefined && error instanceof IdempotencyPersistenceLayerError) {
@@ -135,16 +146,12 @@ export class BatchIngestor {
       : new Array<EventResult>(input.events.length);
     const records: StreamRecord[] = [];
     for (const i of indices) {
-      const check = validateEvent(input.events[i], input.applicationId, input.receivedAt);
+      const check = checkForStream(input.events[i], input.applicationId, input.receivedAt);
       if (!check.ok) {
         results[i] = { Result: 'Error', ErrorCode: 'InvalidEvent', ErrorMessage: check.message };
         continue;
       }
-      records.push({
-        index: i,
-        partitionKey: check.record.event_id,
-        data: Buffer.from(JSON.stringify(check.record), 'utf8'),
-      });
+      records.push({ index: i, partitionKey: check.record.event_id, data: Buffer.from(check.json, 'utf8') });
     }
     const outcomes = await this.deps.writer.write(records, input.deadline);
     for (const record of records) {
