@@ -8,19 +8,19 @@
  * later authorizer run refuses; the only requests that still arrive carry an Allow that API Gateway
  * cached before the delete, and those stop when that cache entry expires (the result TTL,
  * `analytics_api.authorizer_cache_ttl_seconds`, 300 s by default). A remembered "exists" can therefore
- * only let through what the cached Allow lets through anyway, and never for longer than `ttlMs`. API
- * Gateway authorizer caching:
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/configure-api-gateway-lambda-authorization.html
+ * only let through what the cached Allow lets through anyway, and never for longer than `ttlMs`. The
+ * result TTL (AuthorizerResultTtlInSeconds: default 300, 0 disables caching, at most 3600):
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html
  *
  * Only "exists" is remembered: an unknown or deleted application is read again every time (403 stays
  * immediate, and a cached negative could never turn positive anyway: application ids are random UUIDs).
  */
 import type { ApplicationStore } from '../shared/analytics/applications-store.js';
 
-/** The authorizer cache's default and the API's documented maximum (seed 002, "Limits"). */
-export const APPLICATION_CACHE_TTL_MS = 300_000;
+/** API Gateway's default result TTL, and the API's documented authorizer cache bound ("up to 300 s"). */
+const APPLICATION_CACHE_TTL_MS = 300_000;
 /** Applications remembered at once; past this the oldest entry is dropped (a Map keeps insertion order). */
-export const APPLICATION_CACHE_MAX_ENTRIES = 10_000;
+const APPLICATION_CACHE_MAX_ENTRIES = 10_000;
 
 export class ApplicationExistenceCache {
   /** Application id → epoch ms until which its existence is taken as known. */

@@ -2,8 +2,9 @@
  * `POST /applications/{APPLICATION_ID}/events`, behind the API-key REQUEST authorizer.
  *
  * Order of checks: the authorizer's applicationId must equal the path's (403); the raw body must be at
- * most 5 MiB (413, before parsing); the application must still exist, read consistently, so a deleted
- * application's key stops working even while API Gateway still caches its Allow (403); the body must be
+ * most 5 MiB (413, before parsing); the application must still exist (403): read consistently, and an
+ * existing one remembered per instance for at most the authorizer cache's TTL (application-cache.ts), so a
+ * deleted application's batches stop no later than API Gateway's cached Allow would; the body must be
  * `{"Events":[…]}` (or the game-analytics pipeline's `{"events":[…]}`) with 1–500 events (400). Then each event is validated and the valid ones are written
  * to the stream (ingest.ts: idempotent per batch; kinesis-writer.ts: retries within the deadline). The answer is
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.

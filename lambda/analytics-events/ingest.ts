@@ -10,6 +10,12 @@
  * concurrent repeat of a running round gets 409 rather than a duplicate, and a repeat after the last
  * round finished gets the last answer. Round 0 fresh in this invocation is answered as is: its retries
  * already used this invocation's deadline.
+ *
+ * Each round costs two DynamoDB writes (Powertools' INPROGRESS put before PutRecords, the COMPLETED record
+ * after; https://docs.aws.amazon.com/powertools/typescript/latest/features/idempotency/): the first keeps a
+ * concurrent repeat from writing the batch twice, the second tells a finished round from a dead one.
+ * docs/analytics-api.md ("Idempotency") explains why neither can go. The record stores the compact answer
+ * (batch.ts `encodeStoredAnswer`), not a DynamoDB map of every event's result.
  */
 import {
   IdempotencyConfig,
