@@ -12,8 +12,8 @@
  * result TTL (AuthorizerResultTtlInSeconds: default 300, 0 disables caching, at most 3600):
  * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html
  *
- * Only "exists" is remembered: an unknown or deleted application is read again every time (403 stays
- * immediate, and a cached negative could never turn positive anyway: application ids are random UUIDs).
+ * Only "exists" is remembered: an unknown or deleted application is read every time (rare: such a
+ * request needs an Allow cached before the delete), and a failed read is not remembered either.
  */
 import type { ApplicationStore } from '../shared/analytics/applications-store.js';
 
