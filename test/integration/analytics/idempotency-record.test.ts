@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ANALYTICS_TABLES } from '../../../contracts/analytics-resources.js';
 import { tableName } from '../../../contracts/tables.js';
 import { batchBody, mixedBatch } from './fixtures.js';
@@ -63,11 +63,16 @@ test("a completed record in the previous version's shape (the answer as a map) i
     all.filter((i) => i['data']?.S !== undefined && i['data'].S.startsWith('{"Total":3,')),
   );
   expect(item).toBeDefined();
-  // Rewrite it as Powertools' DynamoDB layer stored the previous version's answer: marshall(result).
-  await env.dynamo.client().send(
-    new PutItemCommand({
+  // Rewrite it as Powertools' DynamoDB layer stored the previous version's answer: the result as a map.
+  await DynamoDBDocumentClient.from(env.dynamo.client()).send(
+    new PutCommand({
       TableName: TABLE(),
-      Item: { ...item, ...marshall({ data: first.body as Record<string, unknown> }) },
+      Item: {
+        id: item?.['id']?.S,
+        status: 'COMPLETED',
+        expiration: Number(item?.['expiration']?.N),
+        data: first.body as Record<string, unknown>,
+      },
     }),
   );
   const before = (await readStream(env.kinesis.client())).length;
