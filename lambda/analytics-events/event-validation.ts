@@ -55,6 +55,8 @@ export interface EventRecord {
 }
 
 export type EventCheck = { ok: true; record: EventRecord } | { ok: false; message: string };
+/** A valid event with its stream record already serialised (event_data is serialised once, for both). */
+export type StreamCheck = { ok: true; record: EventRecord; json: string } | { ok: false; message: string };
 
 const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -71,7 +73,10 @@ function text(
   if (value === undefined) throw new Invalid(`${field} is required`);
   if (typeof value !== 'string' || value.trim() === '')
     throw new Invalid(`${field} must be a non-empty string`);
-  if ([...value].length > max) throw new Invalid(`${field} must be at most ${max} characters`);
+  // Characters are code points; a string of at most `max` UTF-16 units has at most `max` of them.
+  if (value.length > max && [...value].length > max) {
+    throw new Invalid(`${field} must be at most ${max} characters`);
+  }
   return value;
 }
 
@@ -116,17 +121,29 @@ export function nestingDepth(value: unknown, limit: number): number {
     if (typeof item !== 'object' || item === null) continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > limit) return deepest;
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+    // Scalars add no level: only objects and arrays are queued.
+    for (const child of Object.values(item)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
   }
   return deepest;
 }
 
+const EVENT_FIELD_SET: ReadonlySet<string> = new Set(EVENT_FIELDS);
+
 /** Checks one element of `Events`; `receivedAt` is epoch ms. */
 export function validateEvent(raw: unknown, applicationId: string, receivedAt: number): EventCheck {
+  const check = checkForStream(raw, applicationId, receivedAt);
+  return check.ok ? { ok: true, record: check.record } : check;
+}
+
+/** validateEvent plus the record as the stream gets it (JSON, the fields in the order of EventRecord). */
+export function checkForStream(raw: unknown, applicationId: string, receivedAt: number): StreamCheck {
   try {
     if (!isPlainObject(raw)) throw new Invalid('event must be a JSON object');
-    const unknown = Object.keys(raw).find((k) => !(EVENT_FIELDS as readonly string[]).includes(k));
-    if (unknown !== undefined) throw new Invalid(`unknown field ${quoteName(unknown)}`);
+    for (const key in raw) {
+      if (!EVENT_FIELD_SET.has(key)) throw new Invalid(`unknown field ${quoteName(key)}`);
+    }
     const id = raw['event_id'];
     if (id === undefined) throw new Invalid('event_id is required');
     if (!isUuid(id)) throw new Invalid('event_id must be a UUID (RFC 9562)');
@@ -143,17 +160,23 @@ export function validateEvent(raw: unknown, applicationId: string, receivedAt: n
     const appVersion = text(raw, 'app_version', EVENT_LIMITS.versionMax, false);
     if (appVersion !== undefined) record.app_version = appVersion;
     const data = raw['event_data'];
-    if (data !== undefined) {
-      if (!isPlainObject(data)) throw new Invalid('event_data must be a JSON object');
-      if (nestingDepth(data, EVENT_LIMITS.eventDataMaxDepth) > EVENT_LIMITS.eventDataMaxDepth) {
-        throw new Invalid(`event_data must be nested at most ${EVENT_LIMITS.eventDataMaxDepth} levels deep`);
-      }
-      if (Buffer.byteLength(JSON.stringify(data)) > EVENT_LIMITS.eventDataMaxBytes) {
-        throw new Invalid(`event_data must be at most ${EVENT_LIMITS.eventDataMaxBytes} bytes as JSON`);
-      }
-      record.event_data = data;
+    if (data === undefined) return { ok: true, record, json: JSON.stringify(record) };
+    if (!isPlainObject(data)) throw new Invalid('event_data must be a JSON object');
+    if (nestingDepth(data, EVENT_LIMITS.eventDataMaxDepth) > EVENT_LIMITS.eventDataMaxDepth) {
+      throw new Invalid(`event_data must be nested at most ${EVENT_LIMITS.eventDataMaxDepth} levels deep`);
     }
-    return { ok: true, record };
+    const dataJson = JSON.stringify(data);
+    // A UTF-16 unit is at most 3 UTF-8 bytes: count the bytes only when the limit can be reached.
+    if (
+      dataJson.length * 3 > EVENT_LIMITS.eventDataMaxBytes &&
+      Buffer.byteLength(dataJson) > EVENT_LIMITS.eventDataMaxBytes
+    ) {
+      throw new Invalid(`event_data must be at most ${EVENT_LIMITS.eventDataMaxBytes} bytes as JSON`);
+    }
+    // JSON.stringify(record) with event_data last, without serialising event_data a second time.
+    const json = `${JSON.stringify(record).slice(0, -1)},"event_data":${dataJson}}`;
+    record.event_data = data;
+    return { ok: true, record, json };
   } catch (error) {
     if (error instanceof Invalid) return { ok: false, message: error.message };
     throw error;

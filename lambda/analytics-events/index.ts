@@ -2,8 +2,9 @@
  * `POST /applications/{APPLICATION_ID}/events`, behind the API-key REQUEST authorizer.
  *
  * Order of checks: the authorizer's applicationId must equal the path's (403); the raw body must be at
- * most 5 MiB (413, before parsing); the application must still exist, read consistently, so a deleted
- * application's key stops working even while API Gateway still caches its Allow (403); the body must be
+ * most 5 MiB (413, before parsing); the application must still exist (403): read consistently, and an
+ * existing one remembered per instance for at most the authorizer cache's TTL (application-cache.ts), so a
+ * deleted application's batches stop no later than API Gateway's cached Allow would; the body must be
  * `{"Events":[…]}` (or the game-analytics pipeline's `{"events":[…]}`) with 1–500 events (400). Then each event is validated and the valid ones are written
  * to the stream (ingest.ts: idempotent per batch; kinesis-writer.ts: retries within the deadline). The answer is
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.
@@ -28,6 +29,7 @@ import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../s
 import { canonicalUuid } from '../shared/analytics/ids.js';
 import type { BackoffPolicy } from '../../contracts/runtime/backoff.js';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
+import { ApplicationExistenceCache } from './application-cache.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 
@@ -54,6 +56,8 @@ export interface EventsDeps {
   streamName: string;
   persistence: BasePersistenceLayer;
   idempotencyTtlSeconds?: number;
+  /** How long an instance remembers that an application exists (application-cache.ts); 0: read every time. */
+  applicationCacheTtlMs?: number;
   logger?: EdgeLogger;
   now?: () => Date;
   /** Backoff of stream retries (tests shorten it). */
@@ -90,6 +94,7 @@ function eventsOf(body: unknown): unknown[] {
 export function createHandler(deps: EventsDeps): EventsHandler {
   const logger = deps.logger ?? createLogger(SERVICE_NAME);
   const now = deps.now ?? (() => new Date());
+  const applications = new ApplicationExistenceCache(deps.applications, deps.applicationCacheTtlMs);
   const ingestor = new BatchIngestor({
     persistence: deps.persistence,
     writer: new KinesisWriter(
@@ -125,7 +130,7 @@ export function createHandler(deps: EventsDeps): EventsHandler {
           'body_too_large',
         );
       }
-      if (!(await deps.applications.exists(applicationId))) throw forbidden('application_deleted');
+      if (!(await applications.exists(applicationId))) throw forbidden('application_deleted');
       const events = eventsOf(parseJsonBody(bytes));
       const { result, roundsRun } = await ingestor.ingest({
         applicationId,
@@ -168,6 +173,7 @@ function inProgress(cause: IdempotencyAlreadyInProgressError): EdgeHttpError {
 
 export interface EventsFromEnvOptions {
   dynamodb?: DynamoDBClient;
+  applicationCacheTtlMs?: number;
   kinesis?: KinesisClient;
   logger?: EdgeLogger;
   now?: () => Date;
@@ -188,6 +194,9 @@ export function createHandlerFromEnv(
       awsSdkV3Client: dynamodb,
     }),
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    ...(options.applicationCacheTtlMs !== undefined
+      ? { applicationCacheTtlMs: options.applicationCacheTtlMs }
+      : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

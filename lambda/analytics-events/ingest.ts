@@ -10,6 +10,12 @@
  * concurrent repeat of a running round gets 409 rather than a duplicate, and a repeat after the last
  * round finished gets the last answer. Round 0 fresh in this invocation is answered as is: its retries
  * already used this invocation's deadline.
+ *
+ * Each round costs two DynamoDB writes (Powertools' INPROGRESS put before PutRecords, the COMPLETED record
+ * after; https://docs.aws.amazon.com/powertools/typescript/latest/features/idempotency/): the first keeps a
+ * concurrent repeat from writing the batch twice, the second tells a finished round from a dead one.
+ * docs/analytics-api.md ("Idempotency") explains why neither can go. The record stores the compact answer
+ * (batch.ts `encodeStoredAnswer`), not a DynamoDB map of every event's result.
  */
 import {
   IdempotencyConfig,
@@ -20,8 +26,16 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { Context } from 'aws-lambda';
 import { describeError } from '../shared/errors.js';
 import type { EdgeLogger } from '../shared/logger.js';
-import { batchResult, OK, retryableIndices, type BatchResult, type EventResult } from './batch.js';
-import { validateEvent } from './event-validation.js';
+import {
+  batchResult,
+  decodeStoredAnswer,
+  encodeStoredAnswer,
+  OK,
+  retryableIndices,
+  type BatchResult,
+  type EventResult,
+} from './batch.js';
+import { checkForStream } from './event-validation.js';
 import type { KinesisWriter, StreamRecord } from './kinesis-writer.js';
 
 /** Prefix of idempotency keys, fixed so a redeploy (new function name) keeps recognising batches. */
@@ -96,17 +110,20 @@ export class BatchIngestor {
       hashFunction: 'sha256',
     });
     config.registerLambdaContext(input.lambdaContext);
+    // The function's return value is what the record stores: the compact form (batch.ts).
     const run = makeIdempotent(
-      async (_key: IdempotencyKey): Promise<BatchResult> => {
+      async (_key: IdempotencyKey): Promise<string> => {
         fresh = await fn();
-        return fresh;
+        return encodeStoredAnswer(fresh);
       },
       { persistenceStore: this.deps.persistence, config, keyPrefix: IDEMPOTENCY_KEY_PREFIX },
     );
     const key: IdempotencyKey = { applicationId: input.applicationId, bodySha256: input.bodySha256, round };
     try {
-      const result = await run(key);
-      return { result, fresh: fresh !== undefined };
+      const stored: unknown = await run(key);
+      // Fresh in this invocation: the answer itself, not its round trip through the encoding.
+      if (fresh !== undefined) return { result: fresh, fresh: true };
+      return { result: decodeStoredAnswer(stored), fresh: false };
     } catch (error) {
       // The events are in the stream but the answer could not be stored: still answer what happened.
       if (fresh !== undefined && error instanceof IdempotencyPersistenceLayerError) {
@@ -135,16 +152,12 @@ export class BatchIngestor {
       : new Array<EventResult>(input.events.length);
     const records: StreamRecord[] = [];
     for (const i of indices) {
-      const check = validateEvent(input.events[i], input.applicationId, input.receivedAt);
+      const check = checkForStream(input.events[i], input.applicationId, input.receivedAt);
       if (!check.ok) {
         results[i] = { Result: 'Error', ErrorCode: 'InvalidEvent', ErrorMessage: check.message };
         continue;
       }
-      records.push({
-        index: i,
-        partitionKey: check.record.event_id,
-        data: Buffer.from(JSON.stringify(check.record), 'utf8'),
-      });
+      records.push({ index: i, partitionKey: check.record.event_id, data: Buffer.from(check.json, 'utf8') });
     }
     const outcomes = await this.deps.writer.write(records, input.deadline);
     for (const record of records) {
