@@ -212,4 +212,4 @@ test('after kill -9 and a restart on the same data directory: application, key, 
   await second.exited;
   expect(existsSync(join(outDir, 'endpoints.json'))).toBe(false);
   expect(existsSync(join(dataDir, 'identity.json'))).toBe(true);
-}, 180_000);
+}, 300_000);

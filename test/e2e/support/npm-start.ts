@@ -79,7 +79,7 @@ export function processTree(pid: number): number[] {
 }
 
 /** Whether a process still runs (a zombie waiting for its reaper has stopped running). */
-export function running(pid: number): boolean {
+function running(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
