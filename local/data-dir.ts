@@ -3,6 +3,7 @@
  * stand-in keeps its state so a restart — even after SIGKILL — finds it again. Without one, everything
  * is in memory and lost when the process stops.
  *
+ *   DIR/platform.pid               the pid of the platform using DIR (claimDataDir)
  *   DIR/identity.json              credentials (developer, aggregator role) and the envelope signing key (0600)
  *   DIR/global/dynamodb/           central tables (dynalite's LevelDB)
  *   DIR/<region>/dynamodb/         the region's tables
@@ -15,7 +16,18 @@
  * process, so the file a SIGKILL leaves behind never blocks the next start
  * (https://github.com/google/leveldb/blob/main/util/env_posix.cc, LockFile).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { LocalCredential } from './sigv4-verifier.js';
 
@@ -26,6 +38,44 @@ export interface LocalIdentity {
 }
 
 const IDENTITY_FILE = 'identity.json';
+const PID_FILE = 'platform.pid';
+
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Makes this process the data directory's only user: two platforms on one directory would interleave
+ * their writes (and dynalite ends its process on a LevelDB directory another process holds). The pid
+ * file is created exclusively; one naming a process that no longer runs (left by SIGKILL) is taken
+ * over. Returns the release, which removes the file.
+ */
+export function claimDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, PID_FILE);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => {
+        if (existsSync(file) && Number(readFileSync(file, 'utf8')) === process.pid) rmSync(file);
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const owner = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && alive(owner))
+        throw new Error(`${dataDir} is in use by the local platform with pid ${owner}`, { cause: error });
+      rmSync(file, { force: true });
+    }
+  }
+}
 
 /** The directory of one piece (`global/dynamodb`, a region, `analytics`), created on first use. */
 export function dataPath(dataDir: string, ...parts: string[]): string {

@@ -61,25 +61,25 @@ export async function startLocalDynamo(
     clients.push(c);
     return c;
   };
-  const admin = client();
-  for (const table of opts.tables ?? Object.values(TABLES)) {
-    await admin
-      .send(new CreateTableCommand(createTableInput(table, tableName(project, table))))
-      .catch((error: unknown) => {
-        // A kept directory already has its tables (CreateTable on an existing name: ResourceInUseException).
-        if (!(opts.path !== undefined && error instanceof ResourceInUseException)) throw error;
-      });
-  }
-  return {
-    endpoint,
-    region,
-    env: tableEnvironment(project),
-    client,
-    async close() {
-      for (const c of clients) c.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+  const close = async () => {
+    for (const c of clients) c.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   };
+  const admin = client();
+  try {
+    for (const table of opts.tables ?? Object.values(TABLES)) {
+      await admin
+        .send(new CreateTableCommand(createTableInput(table, tableName(project, table))))
+        .catch((error: unknown) => {
+          // A kept directory already has its tables (CreateTable on an existing name: ResourceInUseException).
+          if (!(opts.path !== undefined && error instanceof ResourceInUseException)) throw error;
+        });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { endpoint, region, env: tableEnvironment(project), client, close };
 }
 
 /** CreateTable input (on-demand) for dynalite in tests and the local platform; the stacks mirror it. */

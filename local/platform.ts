@@ -18,7 +18,7 @@ import { startAccelerator } from './accelerator.js';
 import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
 import { startAwsStandIns } from './aws-stand-ins/index.js';
 import { createLocalCredentials } from './credentials.js';
-import { dataPath, readIdentity, writeIdentity } from './data-dir.js';
+import { claimDataDir, dataPath, readIdentity, writeIdentity } from './data-dir.js';
 import { startLocalDynamo } from './dynamodb.js';
 import { seedEdgeResources, startLocalEdge } from './edge.js';
 import { registerInferenceEndpoint } from './inference-endpoint.js';
@@ -133,8 +133,6 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
   const config = localConfig(opts.regions ?? [DEFAULT_REGION], opts.context);
   const partition = config.partition;
   const dataDir = opts.dataDir;
-  const saved = dataDir === undefined ? undefined : readIdentity(dataDir);
-  const signingKey = opts.signingKey ?? saved?.signingKey ?? randomBytes(32).toString('hex');
   const logs = opts.logs ?? 'silent';
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -143,6 +141,13 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
   };
 
   try {
+    // Claimed before anything opens the directory; released last (closers run in reverse).
+    if (dataDir !== undefined) {
+      const release = claimDataDir(dataDir);
+      closers.push(async () => release());
+    }
+    const saved = dataDir === undefined ? undefined : readIdentity(dataDir);
+    const signingKey = opts.signingKey ?? saved?.signingKey ?? randomBytes(32).toString('hex');
     const ca = createLocalCa('gco-platform local internal CA');
     const credentials = createLocalCredentials({
       partition: partition.partition,
