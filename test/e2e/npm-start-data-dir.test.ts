@@ -6,10 +6,11 @@
  * not block the restart.
  *
  * The queued job is held by price: the first run sees every spot price at 1.00 (LOCAL_SPOT_PRICE) above
- * the job's max_spot_price of 0.50, the second run the default 0.10, so it is dispatched only then.
+ * the job's max_spot_price of 0.50, the second run the default 0.10, so it is dispatched only then (at
+ * its next price check, which the kept queue record schedules).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +177,8 @@ test('after kill -9 and a restart on the same data directory: application, key, 
   expect(await waitGone(tree, 10_000)).toEqual([]);
   // LevelDB's lock files stay behind after SIGKILL (the kernel released the locks themselves).
   expect(lockFiles(dataDir).length).toBeGreaterThanOrEqual(3);
+  // So does the platform's pid file: it names a process that no longer runs, so the next start takes it.
+  expect(readFileSync(join(dataDir, 'platform.pid'), 'utf8').trim()).toBe(String(before.pid));
 
   // ---- second run: the same directory, named by the environment variable this time ----
   const second = npmStart(outDir, [], { GCO_LOCAL_DATA_DIR: dataDir });
@@ -198,11 +201,13 @@ test('after kill -9 and a restart on the same data directory: application, key, 
   const hello = await two.global({ path: '/api/v1/jobs/svc-jobs/kept-hello' });
   expect([hello.status, hello.json.status]).toEqual([200, 'succeeded']);
 
-  // The queue drains: the job is dispatched at the new price and runs to success.
+  // The queue drains: the job is dispatched at the new price and runs to success. A price-gated job is
+  // checked again 60 s after its last check (the queue's spot re-check interval, QUEUE_SPOT_RECHECK_MS),
+  // which the kept record carries over the restart: up to a minute, plus the run.
   const drained = await poll(
     () => two.global({ path: `/api/v1/queue/jobs/${jobId}` }),
     (r) => r.json?.status === 'succeeded',
-    30_000,
+    100_000,
   );
   expect(drained.json.status).toBe('succeeded');
 
@@ -212,4 +217,5 @@ test('after kill -9 and a restart on the same data directory: application, key, 
   await second.exited;
   expect(existsSync(join(outDir, 'endpoints.json'))).toBe(false);
   expect(existsSync(join(dataDir, 'identity.json'))).toBe(true);
-}, 300_000);
+  expect(existsSync(join(dataDir, 'platform.pid'))).toBe(false);
+}, 360_000);
