@@ -5,6 +5,7 @@
  * `/<analytics stage>` (default `/live`). No Redshift locally: the warehouse setup routes answer that
  * the warehouse is not configured, as a deployment without a workgroup does.
  */
+import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { createHandlerFromEnv as createAdmin } from '../lambda/analytics-admin/index.js';
@@ -51,6 +52,8 @@ export async function startLocalAnalytics(opts: {
   onAccessLog?: (entry: AccessLogEntry) => void;
   /** binaryMediaTypes of the API: the stack sets none; tests set some. */
   binaryMediaTypes?: readonly string[];
+  /** Keep the tables and the stream here (local/data-dir.ts); in memory otherwise. */
+  dataDir?: string;
 }): Promise<LocalAnalytics> {
   const { config } = opts;
   const project = config.projectName;
@@ -59,8 +62,17 @@ export async function startLocalAnalytics(opts: {
   const logger = (service: string): EdgeLogger =>
     opts.logs === 'json' ? createLogger(service) : silentServiceLogger();
   const [dynamo, kinesis] = await Promise.all([
-    startLocalDynamo({ project, region, tables: Object.values(ANALYTICS_TABLES) }),
-    startLocalKinesis({ streams: [{ name: streamName, shardCount: 1 }], region }),
+    startLocalDynamo({
+      project,
+      region,
+      tables: Object.values(ANALYTICS_TABLES),
+      ...(opts.dataDir === undefined ? {} : { path: join(opts.dataDir, 'dynamodb') }),
+    }),
+    startLocalKinesis({
+      streams: [{ name: streamName, shardCount: 1 }],
+      region,
+      ...(opts.dataDir === undefined ? {} : { path: join(opts.dataDir, 'kinesis') }),
+    }),
   ]);
   try {
     // The variables the analytics stack sets (its handlers' contracts); no warehouse locally.

@@ -2,6 +2,7 @@
  * The local platform's IAM: random credentials per run for the developer (printed at startup, used with
  * `curl --aws-sigv4`) and for the aggregator's role (it signs its calls to the regional APIs with its own
  * identity, as in a deployment). The emulator and the AWS stand-ins verify SigV4 against this store.
+ * With a data directory the pair is kept (local/data-dir.ts) and passed back as `saved`.
  */
 import { randomBytes } from 'node:crypto';
 import type { Partition } from '../contracts/partition.js';
@@ -34,7 +35,15 @@ export function createLocalCredentials(opts: {
   aggregatorRoleName: string;
   /** Fixed developer keys (LOCAL_ACCESS_KEY_ID / LOCAL_SECRET_ACCESS_KEY); random otherwise. */
   developer?: { accessKeyId: string; secretAccessKey: string };
+  /** The identities of an earlier run (kept in the data directory): reused instead of random ones. */
+  saved?: { developer: LocalCredential; aggregator: LocalCredential };
 }): LocalCredentials {
+  if (opts.saved) {
+    const { developer: kept, aggregator } = opts.saved;
+    const developer = opts.developer ? { ...kept, ...opts.developer } : kept;
+    const byKey = new Map([developer, aggregator].map((c) => [c.accessKeyId, c]));
+    return { developer, aggregator, find: (accessKeyId) => byKey.get(accessKeyId) };
+  }
   const developerUserId = randomId('AIDA', 17);
   const developer: LocalCredential = {
     accessKeyId: opts.developer?.accessKeyId ?? randomId('AKIA', 16),

@@ -1,9 +1,16 @@
 /**
- * DynamoDB on loopback for tests and the local platform: a dynalite server (in memory) with the platform's
- * tables created from contracts/tables.ts, and a real @aws-sdk/client-dynamodb client pointed at it.
+ * DynamoDB on loopback for tests and the local platform: a dynalite server (in memory, or in a LevelDB
+ * directory with `path`) with the platform's tables created from contracts/tables.ts, and a real
+ * @aws-sdk/client-dynamodb client pointed at it.
  */
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import {
   TABLES,
@@ -26,11 +33,23 @@ export interface LocalDynamo {
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export async function startLocalDynamo(
-  opts: { project?: string; region?: string; tables?: readonly TableDefinition[] } = {},
+  opts: {
+    project?: string;
+    region?: string;
+    tables?: readonly TableDefinition[];
+    /** Keep the tables in this directory (dynalite's LevelDB `path`); in memory otherwise. */
+    path?: string;
+  } = {},
 ): Promise<LocalDynamo> {
   const project = opts.project ?? 'gco';
   const region = opts.region ?? 'us-east-2';
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  if (opts.path !== undefined) mkdirSync(opts.path, { recursive: true });
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(opts.path === undefined ? {} : { path: opts.path }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -42,20 +61,25 @@ export async function startLocalDynamo(
     clients.push(c);
     return c;
   };
-  const admin = client();
-  for (const table of opts.tables ?? Object.values(TABLES)) {
-    await admin.send(new CreateTableCommand(createTableInput(table, tableName(project, table))));
-  }
-  return {
-    endpoint,
-    region,
-    env: tableEnvironment(project),
-    client,
-    async close() {
-      for (const c of clients) c.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+  const close = async () => {
+    for (const c of clients) c.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   };
+  const admin = client();
+  try {
+    for (const table of opts.tables ?? Object.values(TABLES)) {
+      await admin
+        .send(new CreateTableCommand(createTableInput(table, tableName(project, table))))
+        .catch((error: unknown) => {
+          // A kept directory already has its tables (CreateTable on an existing name: ResourceInUseException).
+          if (!(opts.path !== undefined && error instanceof ResourceInUseException)) throw error;
+        });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { endpoint, region, env: tableEnvironment(project), client, close };
 }
 
 /** CreateTable input (on-demand) for dynalite in tests and the local platform; the stacks mirror it. */

@@ -1,10 +1,17 @@
 /**
- * Kinesis Data Streams on loopback for tests and the local platform: a kinesalite server (in memory) with
- * the given streams created and ACTIVE, and real @aws-sdk/client-kinesis clients pointed at it.
+ * Kinesis Data Streams on loopback for tests and the local platform: a kinesalite server (in memory, or
+ * in a LevelDB directory with `path`) with the given streams created and ACTIVE, and real
+ * @aws-sdk/client-kinesis clients pointed at it.
  */
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateStreamCommand, DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
+import {
+  CreateStreamCommand,
+  DescribeStreamSummaryCommand,
+  KinesisClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import kinesalite from 'kinesalite';
 import { LOCAL_CREDENTIALS } from './dynamodb.js';
@@ -36,7 +43,12 @@ async function waitActive(client: KinesisClient, name: string, timeoutMs = 10_00
 }
 
 export async function startLocalKinesis(
-  opts: { streams?: readonly LocalStreamSpec[]; region?: string } = {},
+  opts: {
+    streams?: readonly LocalStreamSpec[];
+    region?: string;
+    /** Keep the streams and their records in this directory (kinesalite's LevelDB `path`). */
+    path?: string;
+  } = {},
 ): Promise<LocalKinesis> {
   const region = opts.region ?? 'us-east-2';
   const streams = [...(opts.streams ?? [])];
@@ -44,7 +56,14 @@ export async function startLocalKinesis(
     10,
     streams.reduce((sum, s) => sum + s.shardCount, 0),
   );
-  const server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit });
+  if (opts.path !== undefined) mkdirSync(opts.path, { recursive: true });
+  const server = kinesalite({
+    createStreamMs: 0,
+    deleteStreamMs: 0,
+    updateStreamMs: 0,
+    shardLimit,
+    ...(opts.path === undefined ? {} : { path: opts.path }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -64,7 +83,12 @@ export async function startLocalKinesis(
   };
   const admin = client();
   for (const stream of streams) {
-    await admin.send(new CreateStreamCommand({ StreamName: stream.name, ShardCount: stream.shardCount }));
+    await admin
+      .send(new CreateStreamCommand({ StreamName: stream.name, ShardCount: stream.shardCount }))
+      .catch((error: unknown) => {
+        // A kept directory already has its streams (CreateStream on an existing name: ResourceInUseException).
+        if (!(opts.path !== undefined && error instanceof ResourceInUseException)) throw error;
+      });
   }
   for (const stream of streams) await waitActive(admin, stream.name);
   return {

@@ -7,7 +7,7 @@
  *
  * Stand-ins for what AWS provides: dynalite (central tables in the global region, regional tables per
  * region), s3rver, kinesalite, Secrets Manager / SSM / ELBv2 on loopback, a throw-away internal CA and
- * random IAM credentials per run. `bin/local.mjs` (npm start) runs local/cli.ts around this; tests start it in-process.
+ * random IAM credentials per run. State is in memory unless `dataDir` is given (local/data-dir.ts). `bin/local.mjs` (npm start) runs local/cli.ts around this; tests start it in-process.
  * docs/local-platform.md describes the pieces, ports and limits.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,7 @@ import { startAccelerator } from './accelerator.js';
 import { startLocalAnalytics, type LocalAnalytics } from './analytics.js';
 import { startAwsStandIns } from './aws-stand-ins/index.js';
 import { createLocalCredentials } from './credentials.js';
+import { claimDataDir, dataPath, readIdentity, writeIdentity } from './data-dir.js';
 import { startLocalDynamo } from './dynamodb.js';
 import { seedEdgeResources, startLocalEdge } from './edge.js';
 import { registerInferenceEndpoint } from './inference-endpoint.js';
@@ -95,6 +96,11 @@ export interface LocalPlatformOptions {
   analytics?: boolean;
   /** Called as each component comes up, for progress output. */
   onProgress?: (message: string) => void;
+  /**
+   * Keep every piece's state in this directory (local/data-dir.ts): tables, streams, buckets,
+   * Kubernetes objects, credentials and signing key survive a restart. In memory otherwise.
+   */
+  dataDir?: string;
 }
 
 export interface LocalPlatform {
@@ -126,7 +132,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
   const progress = opts.onProgress ?? (() => undefined);
   const config = localConfig(opts.regions ?? [DEFAULT_REGION], opts.context);
   const partition = config.partition;
-  const signingKey = opts.signingKey ?? randomBytes(32).toString('hex');
+  const dataDir = opts.dataDir;
   const logs = opts.logs ?? 'silent';
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -135,19 +141,35 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
   };
 
   try {
+    // Claimed before anything opens the directory; released last (closers run in reverse).
+    if (dataDir !== undefined) {
+      const release = claimDataDir(dataDir);
+      closers.push(async () => release());
+    }
+    const saved = dataDir === undefined ? undefined : readIdentity(dataDir);
+    const signingKey = opts.signingKey ?? saved?.signingKey ?? randomBytes(32).toString('hex');
     const ca = createLocalCa('gco-platform local internal CA');
     const credentials = createLocalCredentials({
       partition: partition.partition,
       accountId: LOCAL_ACCOUNT_ID,
       aggregatorRoleName: aggregatorRoleName(config),
       ...(opts.credentials ? { developer: opts.credentials } : {}),
+      ...(saved ? { saved } : {}),
     });
+    if (dataDir !== undefined) {
+      writeIdentity(dataDir, {
+        signingKey,
+        developer: credentials.developer,
+        aggregator: credentials.aggregator,
+      });
+    }
 
     const [central, aws] = await Promise.all([
       startLocalDynamo({
         project: PROJECT,
         region: config.globalRegion,
         tables: Object.values(TABLES).filter((t) => t.scope === 'central'),
+        ...(dataDir === undefined ? {} : { path: dataPath(dataDir, 'global', 'dynamodb') }),
       }),
       startAwsStandIns({ accountId: LOCAL_ACCOUNT_ID }),
     ]);
@@ -180,6 +202,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
           sampleImage,
           projectRegistries,
           ...(opts.modelServer ? { modelServer: opts.modelServer } : {}),
+          ...(dataDir === undefined ? {} : { dataDir: dataPath(dataDir, region) }),
           progress,
         });
         regions.push(started);
@@ -250,7 +273,13 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
 
     let analytics: LocalAnalytics | undefined;
     if (opts.analytics !== false && config.analyticsApi.enabled) {
-      analytics = await startLocalAnalytics({ config, accountId: LOCAL_ACCOUNT_ID, credentials, logs });
+      analytics = await startLocalAnalytics({
+        config,
+        accountId: LOCAL_ACCOUNT_ID,
+        credentials,
+        logs,
+        ...(dataDir === undefined ? {} : { dataDir: dataPath(dataDir, 'analytics') }),
+      });
       closers.push(() => analytics?.close() ?? Promise.resolve());
       progress(`${config.analyticsApi.region.padEnd(14)}${'analytics API'.padEnd(26)}${analytics.api.url}`);
     }

@@ -67,6 +67,8 @@ export interface LocalRegionOptions {
   modelServer?: Pick<ModelServerOptions, 'tokenDelayMs' | 'pace'>;
   /** Registries the validation policy trusts as the project's own (default: this region's localRegistry). */
   projectRegistries?: readonly string[];
+  /** Keep the region's tables, bucket and Kubernetes objects here (local/data-dir.ts); in memory otherwise. */
+  dataDir?: string;
   progress: (message: string) => void;
 }
 
@@ -167,6 +169,7 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
       ...(opts.kubelet ? { kubelet: opts.kubelet } : {}),
       deploymentPods: true,
       podRuntime: runtime,
+      ...(opts.dataDir === undefined ? {} : { journalFile: join(opts.dataDir, 'kubernetes.jsonl') }),
     });
     running.simulator = simulator;
     closers.push(() => simulator.close());
@@ -177,8 +180,17 @@ export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalR
 
     // Regional tables in the region's own DynamoDB; central ones are the global region's.
     const [dynamo, s3, opencost] = await Promise.all([
-      startLocalDynamo({ project, region, tables: REGIONAL_TABLES }),
-      startLocalS3({ buckets: [`${project}-cost-reports`], region }),
+      startLocalDynamo({
+        project,
+        region,
+        tables: REGIONAL_TABLES,
+        ...(opts.dataDir === undefined ? {} : { path: join(opts.dataDir, 'dynamodb') }),
+      }),
+      startLocalS3({
+        buckets: [`${project}-cost-reports`],
+        region,
+        ...(opts.dataDir === undefined ? {} : { directory: join(opts.dataDir, 's3') }),
+      }),
       startOpenCostStandIn(),
     ]);
     closers.push(

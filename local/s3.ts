@@ -1,8 +1,9 @@
 /**
- * S3 on loopback for tests and the local platform: an s3rver server (files in a fresh temp directory) with
- * the given buckets, and a real @aws-sdk/client-s3 client pointed at it (path-style addressing).
+ * S3 on loopback for tests and the local platform: an s3rver server (files in a fresh temp directory
+ * removed on close, or in a kept `directory`) with the given buckets, and a real @aws-sdk/client-s3 client
+ * pointed at it (path-style addressing).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -20,11 +21,18 @@ export interface LocalS3 {
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 export async function startLocalS3(
-  opts: { buckets?: readonly string[]; region?: string } = {},
+  opts: {
+    buckets?: readonly string[];
+    region?: string;
+    /** Keep the objects in this directory across runs; a fresh temporary one otherwise. */
+    directory?: string;
+  } = {},
 ): Promise<LocalS3> {
   const region = opts.region ?? 'us-east-1';
   const buckets = [...(opts.buckets ?? [])];
-  const directory = await mkdtemp(join(tmpdir(), 'gco-s3-'));
+  const kept = opts.directory;
+  if (kept !== undefined) await mkdir(kept, { recursive: true });
+  const directory = kept ?? (await mkdtemp(join(tmpdir(), 'gco-s3-')));
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
@@ -57,7 +65,7 @@ export async function startLocalS3(
     async close() {
       for (const c of clients) c.destroy();
       await server.close();
-      await rm(directory, { recursive: true, force: true });
+      if (kept === undefined) await rm(directory, { recursive: true, force: true });
     },
   };
 }

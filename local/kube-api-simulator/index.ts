@@ -17,6 +17,7 @@ import { Kubelet } from './kubelet.js';
 import { kubeConfigFor, kubeConfigYaml } from './kubeconfig.js';
 import { LogStore } from './logs.js';
 import type { PodRuntime } from './pod-runtime.js';
+import { StoreJournal } from './persistence.js';
 import { ResourceRegistry } from './registry.js';
 import { createObject, ensureDefaultServiceAccount, present } from './rest.js';
 import { seedNamespaces, seedNodes } from './seed.js';
@@ -55,6 +56,11 @@ export interface KubeApiSimulatorOptions {
   deploymentPods?: boolean;
   /** Runs a process for Running pods (pod-runtime.ts); their readiness waits for it. */
   podRuntime?: PodRuntime;
+  /**
+   * Keep every object in this journal file (persistence.ts): objects written before a restart, even a
+   * SIGKILL, are there after it. Default: in memory only.
+   */
+  journalFile?: string;
 }
 
 type UnavailableStatus = 403 | 404 | 503;
@@ -105,6 +111,7 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
     metrics: { nodes: new Map(), pods: new Map() },
     unavailable: new Map(),
   };
+  const journal = opts.journalFile ? new StoreJournal(opts.journalFile, store, registry) : undefined;
   new CrdController(ctx);
   const kubelet = new Kubelet(ctx, opts.podRuntime);
   const create = (type: Parameters<typeof createObject>[1], obj: KubeObject) => createObject(ctx, type, obj);
@@ -116,7 +123,9 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
     new WorkloadController(ctx);
   }
 
-  if (opts.seedDefaults !== false) {
+  const restored = journal?.hasState() === true;
+  journal?.open();
+  if (opts.seedDefaults !== false && !restored) {
     for (const ns of seedNamespaces()) createObject(ctx, registry.core('namespaces'), ns);
     for (const node of seedNodes()) store.create(registry.core('nodes'), node);
   }
@@ -143,6 +152,7 @@ export async function startKubeApiSimulator(opts: KubeApiSimulatorOptions = {}):
         kubelet.stopAll();
         ctx.logs.closeAll();
         await server.close();
+        journal?.close();
       })();
       return closing;
     },

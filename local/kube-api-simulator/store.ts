@@ -279,6 +279,24 @@ export class ObjectStore {
     return gone;
   }
 
+  /** Raises the resourceVersion counter to at least `rv` (a restore: versions never go back). */
+  restoreVersion(rv: number): void {
+    this.rv = Math.max(this.rv, rv);
+  }
+
+  /** Stores a persisted object as it was saved (resourceVersion included), telling no listener. */
+  restore(type: ResourceType, obj: KubeObject): void {
+    const m = obj.metadata;
+    this.rv = Math.max(this.rv, Number(m.resourceVersion ?? 0));
+    this.store(type, this.key(type, m.namespace, m.name), clone(obj));
+  }
+
+  /** Tells every listener about a stored object as ADDED, as an informer's initial list does. */
+  announce(type: ResourceType, namespace: string | undefined, name: string): void {
+    const object = this.view(type, namespace, name);
+    if (object) this.emit({ type: 'ADDED', resource: type, object });
+  }
+
   /** Every stored object of the given types: deep copies. */
   *entries(types: ResourceType[]): Generator<{ type: ResourceType; object: KubeObject }> {
     for (const type of types) {
