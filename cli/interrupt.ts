@@ -6,7 +6,7 @@
 import type { Printer } from './output.js';
 
 /** Exit status of a run interrupted by SIGINT. */
-export const INTERRUPTED_EXIT = 130;
+const INTERRUPTED_EXIT = 130;
 
 /**
  * Runs `work`; a SIGINT meanwhile prints `message()` (what keeps running, how to follow it) on stderr

@@ -175,7 +175,7 @@ export function durationIn(minSeconds: number, maxSeconds: number) {
 }
 
 /** Seconds as the largest whole units, e.g. 5400 → `1h30m`. */
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   if (seconds === 0) return '0s';
   let left = seconds;
   let out = '';

@@ -32,7 +32,7 @@ export const reasonOf = (j: Fields<QueuedJobSummary>): string | null | undefined
   j.waiting_reason ?? j.error ?? j.cancel_reason;
 
 /** `k=v,k=v`, sorted by key. */
-export const labelsText = (labels: unknown): string =>
+const labelsText = (labels: unknown): string =>
   Object.entries(recordOf<Record<string, unknown>>(labels))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}=${text(v)}`)
