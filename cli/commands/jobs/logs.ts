@@ -5,6 +5,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
+import { untilInterrupted } from '../../interrupt.js';
 import { followJobLogs } from '../../log-follow.js';
 import { logsView } from '../../log-lines.js';
 import { durationIn, integerIn } from '../../options.js';
@@ -50,13 +51,19 @@ export function logsCommand(kit: CommandKit) {
 async function runLogs(options: LogsOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   if (options.follow === true) {
-    await followJobLogs(client, ctx.out, {
-      namespace: options.namespace,
-      name: options.name,
-      ...(options.container !== undefined ? { container: options.container } : {}),
-      tail: options.tail,
-      timestamps: options.timestamps === true,
-    });
+    await untilInterrupted(
+      ctx.out,
+      () =>
+        `${options.namespace}/${options.name} keeps running; follow it with: gco jobs logs ${options.name} -n ${options.namespace} --follow`,
+      () =>
+        followJobLogs(client, ctx.out, {
+          namespace: options.namespace,
+          name: options.name,
+          ...(options.container !== undefined ? { container: options.container } : {}),
+          tail: options.tail,
+          timestamps: options.timestamps === true,
+        }),
+    );
     return;
   }
   await ctx.call(
