@@ -1,7 +1,8 @@
 /**
  * `--wait`: polls jobs (`GET /api/v1/jobs/{namespace}/{name}`) or queued jobs
  * (`GET /api/v1/queue/jobs/{job_id}`) until each reaches a final state, reporting changes on stderr.
- * Reads only, so every poll may be retried (http.ts).
+ * Reads only, so every poll may be retried (http.ts). Ctrl-C ends the wait, not the jobs: it names
+ * those still running and the command that follows each again (interrupt.ts), then exits 130.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueuedJob } from '../contracts/api/manifest-processor-central.js';
@@ -9,6 +10,7 @@ import type { JobDetails } from '../contracts/api/manifest-processor.js';
 import { apiErrorOf } from './api-errors.js';
 import { ApiError } from './errors.js';
 import type { ApiClient, ApiReply } from './http.js';
+import { untilInterrupted } from './interrupt.js';
 import type { Printer, View } from './output.js';
 import { recordOf } from './views/common.js';
 
@@ -22,6 +24,27 @@ interface WaitTarget {
   /** How the user knows it, e.g. `svc-jobs/train`. */
   label: string;
   path: string;
+}
+
+/** The command that follows a target again: the job's logs until it ends, or the queued job's wait. */
+function watchCommandOf(path: string): string {
+  const segments = path.split('/').map(decodeURIComponent);
+  // /api/v1/jobs/{namespace}/{name} and /api/v1/queue/jobs/{job_id}
+  if (segments[3] === 'jobs' && segments.length === 6) {
+    return `gco jobs logs ${segments[5] ?? ''} -n ${segments[4] ?? ''} --follow`;
+  }
+  if (segments[3] === 'queue' && segments[4] === 'jobs') return `gco queue get ${segments[5] ?? ''} --wait`;
+  return `gco ${segments.slice(3).join(' ')}`;
+}
+
+/** What an interrupted wait says: each target not final yet, its last state, how to follow it. */
+function interruptedMessage(targets: readonly WaitTarget[], last: ReadonlyMap<string, string>): string {
+  return targets
+    .map(
+      (t) =>
+        `${t.label} keeps running (${last.get(t.path) ?? 'not seen yet'}); follow it with: ${watchCommandOf(t.path)}`,
+    )
+    .join('\n');
 }
 
 interface WaitOptions {
@@ -41,9 +64,24 @@ async function waitUntilFinal(
   out: Printer,
   opts: WaitOptions,
 ): Promise<ApiReply[]> {
-  const deadline = Date.now() + opts.timeoutMs;
   const last = new Map<string, string>();
   const finals = new Map<string, ApiReply>();
+  const unfinished = () => targets.filter((t) => !finals.has(t.path));
+  return untilInterrupted(
+    out,
+    () => interruptedMessage(unfinished(), last),
+    () => pollUntilFinal(client, targets, out, opts, { last, finals }),
+  );
+}
+
+async function pollUntilFinal(
+  client: ApiClient,
+  targets: readonly WaitTarget[],
+  out: Printer,
+  opts: WaitOptions,
+  { last, finals }: { last: Map<string, string>; finals: Map<string, ApiReply> },
+): Promise<ApiReply[]> {
+  const deadline = Date.now() + opts.timeoutMs;
   let interval = FIRST_POLL_MS;
   for (;;) {
     for (const target of targets) {

@@ -2,11 +2,13 @@
  * `gco jobs logs --follow`: the API has no streaming log route, so this polls
  * `GET /api/v1/jobs/{ns}/{name}/logs?timestamps=true&since_seconds=…` and prints each line once (lines
  * are keyed by their kubelet timestamp per pod), until the job has finished and its last lines are out.
+ * Lines carry the prefix of every log command when several pods speak (log-lines.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobDetails, JobLogs } from '../contracts/api/manifest-processor.js';
 import { apiErrorOf } from './api-errors.js';
 import { FINAL_JOB_STATES } from './job-wait.js';
+import { linePrefix } from './log-lines.js';
 import { pathOf, type ApiClient } from './http.js';
 import type { Printer } from './output.js';
 import { recordOf, rowsOf } from './views/common.js';
@@ -84,7 +86,7 @@ export async function followJobLogs(client: ApiClient, out: Printer, opts: Follo
         if (cursor === undefined) cursors.set(name, (cursor = { last: '', atLast: new Set() }));
         for (const line of newLines(cursor, pod.logs ?? '')) {
           const text = opts.timestamps ? line : splitTimestamp(line)[1];
-          out.raw(`${pods.length > 1 ? `[${name}] ` : ''}${text}\n`);
+          out.raw(`${pods.length > 1 ? linePrefix(name, pod.container) : ''}${text}\n`);
         }
       }
       since = polledAt;

@@ -8,6 +8,7 @@ import { Session } from './context.js';
 import { globalOptionsOf, type CommandKit } from './command-kit.js';
 import { CliError, EXIT } from './errors.js';
 import { processIo, type CliIo } from './io.js';
+import { rejectInapplicableOptions } from './options.js';
 import { createProgram } from './program.js';
 
 /** Commander outcomes that are not failures. */
@@ -17,7 +18,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const session = new Session(io);
   const kit: CommandKit = { context: (cmd) => session.contextFor(globalOptionsOf(cmd)) };
   try {
-    await createProgram(io, kit).parseAsync([...argv], { from: 'user' });
+    await createProgram(io, kit)
+      .hook('preAction', rejectInapplicableOptions)
+      .parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     return report(error, io);

@@ -1,8 +1,39 @@
-/** `gco costs …`: a region's cost allocation reports through manifest-processor (docs/cost.md). */
+/**
+ * `gco costs …`: a region's cost allocation reports through manifest-processor (docs/cost.md). With
+ * `--include-rows` the table output adds the allocation rows after the report's summary.
+ */
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { CostReport } from '../../contracts/api/cost-monitor.js';
 import { examples, type CommandKit } from '../command-kit.js';
 import { integerIn } from '../options.js';
+import type { View } from '../output.js';
+import { renderTable } from '../table.js';
+import { recordOf, rowsOf } from '../views/common.js';
 import { costReportListView, costReportView } from '../views/costs.js';
+
+type CostRow = NonNullable<CostReport['rows']>[number];
+
+/** The report, then one line per allocation row (region, namespace, workload and its figures). */
+const costReportWithRowsView: View = {
+  ...costReportView,
+  render(body) {
+    const rows = rowsOf<CostRow>(recordOf<CostReport>(body).rows);
+    const table = renderTable(
+      rows,
+      [
+        ['namespace', (r) => r.namespace],
+        ['workload', (r) => r.workload],
+        ['kind', (r) => r.workload_kind],
+        ['window start', (r) => r.window_start],
+        ['cpu eff', (r) => r.cpu_efficiency],
+        ['ram eff', (r) => r.ram_efficiency],
+        ['total cost', (r) => r.total_cost],
+      ],
+      'No allocation rows in this window.',
+    );
+    return `${costReportView.render?.(body) ?? ''}\nRows:\n${table}`;
+  },
+};
 
 export function costsCommand(kit: CommandKit): CommandUnknownOpts {
   const costs = examples(
@@ -43,10 +74,11 @@ export function costsCommand(kit: CommandKit): CommandUnknownOpts {
         await ctx.call(
           await ctx.control(),
           { method: 'POST', path: '/api/v1/cost/reports', body },
-          costReportView,
+          opts.includeRows === true ? costReportWithRowsView : costReportView,
         );
       }),
     'gco costs report --window-hours 6',
+    'gco costs report --window-hours 6 --include-rows',
   );
 
   examples(

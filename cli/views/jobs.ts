@@ -11,7 +11,6 @@ import type {
   JobPods,
   JobRetried,
   JobView,
-  PodLogs,
   ResourceResult,
   ValidationReport,
 } from '../../contracts/api/manifest-processor.js';
@@ -157,8 +156,6 @@ export const jobLogsView: View = viewOf<JobLogs>({
     return pods.map((p) => header(p) + lines(text(p.logs))).join('');
   },
 });
-
-export const podLogsView: View = viewOf<Pick<PodLogs, 'logs'>>({ render: (b) => lines(text(b.logs)) });
 
 /** A row of the metrics table: one container of a pod (or the pod alone when it reports none). */
 interface ContainerUse {

@@ -20,6 +20,9 @@ const QueuedJobFields = {
   status: StringEnum(QUEUE_STATUSES),
   target_region: Type.String(),
   namespace: Type.String(),
+  job_name: Type.String({
+    description: 'Name of the Kubernetes Job the queue creates for it (fixed at submission)',
+  }),
   priority: Type.Integer(),
   labels: Type.Union([StringMap, Type.Null()]),
   max_spot_price: NullableNumber,

@@ -6,7 +6,7 @@ import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { ENDPOINT_NAME_PATTERN } from '../../../contracts/inference-endpoints.js';
 import type { CommandContext } from '../../context.js';
 import { pathOf, type ApiRequest } from '../../http.js';
-import { integerIn } from '../../options.js';
+import { integerIn, waitTimeoutOption as durationWaitTimeout } from '../../options.js';
 import { endpointView } from '../../views/inference.js';
 import { waitForEndpoint } from './wait.js';
 
@@ -29,10 +29,7 @@ export const waitOption = (
   description = 'wait until every region of the endpoint reports the desired state',
 ) => new Option('--wait', description);
 
-export const waitTimeoutOption = () =>
-  new Option('--wait-timeout <seconds>', 'with --wait: give up after this long (exit 1)')
-    .argParser(integerIn(1, 24 * 3600))
-    .default(DEFAULT_WAIT_SECONDS);
+export const waitTimeoutOption = () => durationWaitTimeout(DEFAULT_WAIT_SECONDS, 24 * 3600);
 
 export const expectedGenerationOption = () =>
   new Option(

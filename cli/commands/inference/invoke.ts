@@ -3,6 +3,8 @@
  * (docs/inference-proxy.md), its answer written to stdout as it arrives — chunk by chunk, never
  * buffered — so a streamed completion shows each token when the model produces it.
  * `-o json` writes the body's bytes unchanged (SSE included); the human view writes the generated text.
+ * A request with a body (`--prompt` or `-d`) goes to the OpenAI-style completions path unless `--path`
+ * names another; one without a body to the endpoint's root.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -41,7 +43,10 @@ export function invokeCommand(kit: CommandKit) {
     new Command('invoke')
       .description('send a request to an endpoint and print the answer as it streams in')
       .argument('<endpoint>', 'inference endpoint name')
-      .option('--path <path>', `serving path below the endpoint (default ${COMPLETIONS_PATH} with --prompt)`)
+      .option(
+        '--path <path>',
+        `serving path below the endpoint (default ${COMPLETIONS_PATH} with --prompt or -d, else /)`,
+      )
       .addOption(
         new Option('-d, --data <json|@file>', 'request body, literal or @file (@- reads stdin)').conflicts(
           'prompt',
@@ -101,7 +106,7 @@ async function requestOf(options: InvokeOptions, io: CliIo) {
     throw new UsageError(`a request body needs POST, not ${method}`);
   const path = inferencePath(
     options.endpoint,
-    options.path ?? (options.prompt !== undefined ? COMPLETIONS_PATH : undefined),
+    options.path ?? (body !== undefined ? COMPLETIONS_PATH : undefined),
   );
   return { method, path, body };
 }

@@ -4,13 +4,15 @@
  * is stopped; after a delete, until the record is gone (404). A region that reports `failed` for the
  * current generation ends the wait with exit 1 naming the region and its reason; so does the timeout,
  * naming what was still pending. Progress (each region's state when it changes) goes to stderr.
- * Only GETs, so every poll may be retried (http.ts).
+ * Only GETs, so every poll may be retried (http.ts). Ctrl-C ends the wait, not the change: it says so
+ * and how to follow the endpoint again, then exits 130 (interrupt.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EndpointRegionStatus, EndpointSpec } from '../../../contracts/inference-endpoints.js';
 import { apiErrorOf } from '../../api-errors.js';
 import { ApiError } from '../../errors.js';
 import type { ApiClient, ApiReply } from '../../http.js';
+import { untilInterrupted } from '../../interrupt.js';
 import type { Printer } from '../../output.js';
 import { recordOf, text } from '../../views/common.js';
 import { endpointView, type EndpointView } from '../../views/inference.js';
@@ -69,8 +71,24 @@ function progressOf(body: unknown): Progress {
  * and on the timeout.
  */
 export async function waitForEndpoint(client: ApiClient, out: Printer, wait: EndpointWait): Promise<void> {
-  const deadline = Date.now() + wait.timeoutMs;
   const shown = new Map<string, string>();
+  const states = () => [...shown].map(([region, state]) => `${region}: ${state}`).join(', ');
+  await untilInterrupted(
+    out,
+    () =>
+      `endpoint ${wait.name} keeps ${wait.gone ? 'being deleted' : 'rolling out'}` +
+      `${shown.size > 0 ? ` (${states()})` : ''}; follow it with: gco inference status ${wait.name}${wait.gone ? '' : ' --wait'}`,
+    () => pollEndpoint(client, out, wait, shown),
+  );
+}
+
+async function pollEndpoint(
+  client: ApiClient,
+  out: Printer,
+  wait: EndpointWait,
+  shown: Map<string, string>,
+): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
   let interval = FIRST_POLL_MS;
   let progress: Progress | undefined;
   for (;;) {

@@ -1,9 +1,13 @@
-/** `gco jobs pod-logs`: the logs of one pod of a job. */
+/**
+ * `gco jobs pod-logs`: the logs of one pod of a job, in the shape of `jobs logs` (log-lines.ts): the
+ * answer's one pod as the `pods` list, so scripts read both the same way.
+ */
 import { Command } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { integerIn } from '../../options.js';
-import { podLogsView } from '../../views/jobs.js';
+import { apiErrorOf } from '../../api-errors.js';
+import { asJobLogs, logsView } from '../../log-lines.js';
 import { jobPath, namespaceOption, type JobRef } from './common.js';
 
 interface PodLogsOptions extends JobRef {
@@ -29,17 +33,16 @@ export function podLogsCommand(kit: CommandKit) {
 }
 
 async function runPodLogs(options: PodLogsOptions, ctx: CommandContext): Promise<void> {
-  await ctx.call(
-    await ctx.control(),
-    {
-      method: 'GET',
-      path: jobPath(options.namespace, options.name, 'pods', options.pod, 'logs'),
-      query: {
-        container: options.container,
-        tail: options.tail,
-        previous: options.previous === true ? true : undefined,
-      },
+  const client = await ctx.control();
+  const reply = await client.send({
+    method: 'GET',
+    path: jobPath(options.namespace, options.name, 'pods', options.pod, 'logs'),
+    query: {
+      container: options.container,
+      tail: options.tail,
+      previous: options.previous === true ? true : undefined,
     },
-    podLogsView,
-  );
+  });
+  if (reply.status !== 200) throw apiErrorOf(reply);
+  ctx.out.value(asJobLogs(reply.json), logsView);
 }

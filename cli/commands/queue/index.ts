@@ -7,6 +7,7 @@ import { examples, withSubcommands, type CommandKit } from '../../command-kit.js
 import { cancelCommand } from './cancel.js';
 import { getCommand } from './get.js';
 import { listCommand } from './list.js';
+import { logsCommand } from './logs.js';
 import { pollCommand } from './poll.js';
 import { statsCommand } from './stats.js';
 import { submitCommand } from './submit.js';
@@ -21,6 +22,7 @@ export function queueCommand(kit: CommandKit): CommandUnknownOpts {
       submitCommand(kit),
       listCommand(kit),
       getCommand(kit),
+      logsCommand(kit),
       cancelCommand(kit),
       pollCommand(kit),
       statsCommand(kit),

@@ -1,10 +1,10 @@
-/** `gco queue list`: queued jobs, newest first, a page at a time. */
+/** `gco queue list`: queued jobs, newest first, a page at a time, with their Kubernetes Job names. */
 import { Command, Option } from '@commander-js/extra-typings';
 import { QUEUE_STATUSES, type QueueStatus } from '../../../contracts/queue-states.js';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { integerIn, regionName } from '../../options.js';
-import { queueListView } from '../../views/queue.js';
+import { queueTableView } from './common.js';
 
 interface ListOptions {
   targetRegion?: string;
@@ -36,5 +36,5 @@ async function runList(options: ListOptions, ctx: CommandContext): Promise<void>
     limit: options.limit,
     cursor: options.cursor,
   };
-  await ctx.call(await ctx.control(), { method: 'GET', path: '/api/v1/queue/jobs', query }, queueListView);
+  await ctx.call(await ctx.control(), { method: 'GET', path: '/api/v1/queue/jobs', query }, queueTableView);
 }

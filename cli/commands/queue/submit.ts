@@ -1,7 +1,8 @@
 /**
  * `gco queue submit`: one Job queued for a region. A submission always carries an Idempotency-Key —
  * generated per invocation unless given, and printed — so gco's own retries and a user re-running the
- * command with the same key can never queue the job twice.
+ * command with the same key can never queue the job twice. The answer names the Kubernetes Job the queue
+ * will create (`job_name`, fixed at submission), which is printed with how to follow it.
  */
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -10,12 +11,10 @@ import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { readSingleObject } from '../../input-files.js';
 import { FINAL_QUEUE_STATES, waitAndReport } from '../../job-wait.js';
-import { integerIn, keyValue, positiveNumber, regionName } from '../../options.js';
-import { recordOf } from '../../views/common.js';
+import { integerIn, keyValue, positiveNumber, regionName, waitTimeoutOption } from '../../options.js';
+import { recordOf, text } from '../../views/common.js';
 import type { QueuedJobSubmitted } from '../../../contracts/api/manifest-processor-central.js';
-import { queuedJobView } from '../../views/queue.js';
-import { waitTimeoutOption } from '../jobs/common.js';
-import { queuedJobPath } from './common.js';
+import { QUEUE_WAIT_MAX_SECONDS, QUEUE_WAIT_SECONDS, queuedJobPath, queuedRecordView } from './common.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -53,7 +52,7 @@ export function submitCommand(kit: CommandKit) {
       .addOption(new Option('--spot-instance-type <type>', 'instance type whose spot price gates dispatch'))
       .option('--idempotency-key <key>', 'replay-safe key (default: a new one per invocation, printed)')
       .option('--wait', 'wait until the queued job has finished')
-      .addOption(waitTimeoutOption())
+      .addOption(waitTimeoutOption(QUEUE_WAIT_SECONDS, QUEUE_WAIT_MAX_SECONDS))
       .action(async (file, opts, cmd) => runSubmit({ ...opts, file }, await kit.context(cmd))),
     'gco queue submit job.yaml --target-region us-east-1 --priority 80 -l team=a',
     'gco queue submit job.yaml --target-region us-east-1 --idempotency-key nightly-2025-06-01',
@@ -82,17 +81,22 @@ async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<v
       headers: { 'idempotency-key': key },
       idempotent: true,
     },
-    queuedJobView,
+    queuedRecordView,
   );
   const queued = recordOf<QueuedJobSubmitted>(reply.json);
+  const id = text(queued.job_id);
   if (queued.idempotent_replay === true)
     ctx.out.info('already queued with this key: this is the original job');
+  if (typeof queued.job_name === 'string') {
+    ctx.out.info(
+      `queued job ${id} runs as Job ${text(queued.namespace)}/${queued.job_name}; follow it with: gco queue logs ${id} --follow`,
+    );
+  }
   if (options.wait === true) {
-    const id = String(queued.job_id);
     await waitAndReport(client, [{ label: `queued job ${id}`, path: queuedJobPath(id) }], ctx.out, {
       finalStates: FINAL_QUEUE_STATES,
       timeoutMs: options.waitTimeout * 1000,
-      view: queuedJobView,
+      view: queuedRecordView,
     });
   }
 }

@@ -296,6 +296,35 @@ describe('central job queue: operations', () => {
     expect((await h.call('GET', `/api/v1/queue/jobs/${west.job_id}`)).body.status).toBe('queued');
   });
 
+  test('job_name: the Kubernetes Job name, known at submission, shown in list and get, used by the dispatch', async () => {
+    const submitted = await queue({ manifest: jobManifest('named'), target_region: REGION });
+    // <manifest name>-q<the first 10 hex digits of the id>
+    const expected = `named-q${String(submitted.job_id).replace(/-/g, '').slice(0, 10)}`;
+    expect(submitted.job_name).toBe(expected);
+    const listed = await h.call('GET', '/api/v1/queue/jobs');
+    expect(listed.body.jobs.find((j: { job_id: string }) => j.job_id === submitted.job_id)?.job_name).toBe(
+      expected,
+    );
+    const poll = await h.call('POST', '/api/v1/queue/poll');
+    expect(poll.body.dispatched).toEqual([
+      { job_id: submitted.job_id, k8s: expect.objectContaining({ name: expected, namespace: 'svc-jobs' }) },
+    ]);
+    const got = await h.call('GET', `/api/v1/queue/jobs/${submitted.job_id}`);
+    expect([got.body.job_name, got.body.k8s.name]).toEqual([expected, expected]);
+  });
+
+  test('job_name of a manifest with generateName is fixed at submission and is the created Job', async () => {
+    const generated = jobManifest('x') as { metadata: Record<string, unknown> };
+    const { name: _name, ...metadata } = generated.metadata;
+    const byPrefix = await queue({
+      manifest: { ...generated, metadata: { ...metadata, generateName: 'sweep-' } },
+      target_region: REGION,
+    });
+    expect(byPrefix.job_name).toMatch(/^sweep-q[0-9a-f]{10}$/);
+    await h.call('POST', '/api/v1/queue/poll');
+    expect(h.queueJobs(String(byPrefix.job_id)).map((j) => j.metadata?.name)).toEqual([byPrefix.job_name]);
+  });
+
   test('stats count jobs by region and status, never idempotency records', async () => {
     const a = await queue({ manifest: jobManifest('a'), target_region: REGION });
     await queue({ manifest: jobManifest('b'), target_region: REGION });

@@ -1,7 +1,6 @@
 import { decodeCursor, encodeCursor } from '../../../cluster/manifest-processor/src/queue/cursor.js';
 import {
   kubernetesManifest,
-  kubernetesName,
   QUEUE_JOB_LABEL,
 } from '../../../cluster/manifest-processor/src/queue/dispatcher.js';
 import { canonicalJson, requestHash } from '../../../cluster/manifest-processor/src/queue/idempotency.js';
@@ -10,6 +9,7 @@ import {
   itemToJob,
   jobToItem,
   jobView,
+  kubernetesName,
   type QueuedJob,
 } from '../../../cluster/manifest-processor/src/queue/record.js';
 import { checkRequest, enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';

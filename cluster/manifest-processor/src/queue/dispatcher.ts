@@ -1,7 +1,7 @@
 /**
  * Applying queued jobs to Kubernetes, idempotently, and reading their status back.
  *
- * The Kubernetes name is derived from the queue job id (`<manifest name>-q<10 hex of the id>`) and the
+ * The Kubernetes name is derived from the queue job id (record.ts kubernetesName) and the
  * Job carries the label gco.dev/queue-job-id: a second attempt after a worker died mid-apply gets
  * AlreadyExists, finds the Job with its own label and adopts it instead of creating a duplicate.
  */
@@ -11,13 +11,10 @@ import { kubeStatusOf } from '../../../shared/kube-errors.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
 import { StrictObjectApi } from '../../../shared/strict-objects.js';
 import { jobState } from '../job-view.js';
-import type { K8sRef, QueuedJob } from './record.js';
+import { kubernetesName, type K8sRef, type QueuedJob } from './record.js';
 
 export const QUEUE_JOB_LABEL = 'gco.dev/queue-job-id';
 const QUEUE_FIELD_MANAGER = 'gco-queue-worker';
-/** Job names become the `job-name` label of their pods: 63 characters at most. */
-const MAX_NAME = 63;
-const ID_CHARS = 10;
 
 type ObservedState = 'pending' | 'running' | 'succeeded' | 'failed' | 'missing';
 
@@ -49,23 +46,6 @@ export class DispatchError extends PlatformError {
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The deterministic Kubernetes name of a queued job. */
-export function kubernetesName(job: Pick<QueuedJob, 'job_id' | 'manifest'>): string {
-  const metadata = isRecord(job.manifest.metadata) ? job.manifest.metadata : {};
-  const raw =
-    typeof metadata.name === 'string' && metadata.name !== ''
-      ? metadata.name
-      : typeof metadata.generateName === 'string'
-        ? metadata.generateName
-        : 'job';
-  const suffix = `q${job.job_id
-    .replace(/[^0-9a-z]/gi, '')
-    .toLowerCase()
-    .slice(0, ID_CHARS)}`;
-  const base = raw.slice(0, MAX_NAME - suffix.length - 1).replace(/[-.]+$/, '') || 'job';
-  return `${base}-${suffix}`;
-}
 
 /** The manifest as it is created: deterministic name, effective namespace, queue label, no server fields. */
 export function kubernetesManifest(job: QueuedJob): V1Job {

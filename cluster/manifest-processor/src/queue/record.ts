@@ -154,6 +154,35 @@ export function itemToJob(item: StoredItem | undefined): QueuedJob | undefined {
   };
 }
 
+// ---- the Kubernetes Job's name ---------------------------------------------------------------------
+
+/** Job names become the `job-name` label of their pods: 63 characters at most. */
+const MAX_NAME = 63;
+const ID_CHARS = 10;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The deterministic Kubernetes name of a queued job, `<manifest name>-q<10 hex of the id>`: known from
+ * submission on (the API shows it as `job_name`), and the same on every dispatch attempt (dispatcher.ts).
+ */
+export function kubernetesName(job: Pick<QueuedJob, 'job_id' | 'manifest'>): string {
+  const metadata = isRecord(job.manifest.metadata) ? job.manifest.metadata : {};
+  const raw =
+    typeof metadata.name === 'string' && metadata.name !== ''
+      ? metadata.name
+      : typeof metadata.generateName === 'string'
+        ? metadata.generateName
+        : 'job';
+  const suffix = `q${job.job_id
+    .replace(/[^0-9a-z]/gi, '')
+    .toLowerCase()
+    .slice(0, ID_CHARS)}`;
+  const base = raw.slice(0, MAX_NAME - suffix.length - 1).replace(/[-.]+$/, '') || 'job';
+  return `${base}-${suffix}`;
+}
+
 /** Values for UpdateExpression SETs: strings, numbers, or null to REMOVE the attribute. */
 export type AttributeUpdate = string | number | null;
 
@@ -168,6 +197,7 @@ export function jobView(job: QueuedJob, opts: { manifest: boolean } = { manifest
     status: job.status,
     target_region: job.target_region,
     namespace: job.namespace,
+    job_name: kubernetesName(job),
     priority: job.priority,
     labels: job.labels,
     max_spot_price: job.max_spot_price,
