@@ -393,7 +393,10 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
       else res.destroy();
     });
   });
-  applyListenerDeadlines(server, { ...apiGatewayListenerDeadlines(opts.api.endpointType), ...opts.deadlines });
+  applyListenerDeadlines(server, {
+    ...apiGatewayListenerDeadlines(opts.api.endpointType),
+    ...opts.deadlines,
+  });
   // A request Node cannot parse (a head over PARSER_MAX_HEAD_BYTES, bytes that are not HTTP) still gets
   // a JSON answer. The rest of the upload is read and dropped before the socket closes: closing with
   // unread bytes would make the kernel reset the connection, and the client could lose the answer.

@@ -240,7 +240,10 @@ describe('a target that answers before reading the body', () => {
     });
     try {
       for (const size of [1_100_000, 5_000_000]) {
-        for (const framing of [['content-length', String(size)], ['transfer-encoding', 'chunked']]) {
+        for (const framing of [
+          ['content-length', String(size)],
+          ['transfer-encoding', 'chunked'],
+        ]) {
           const answer = await call(router, '/api/v1/manifests', {
             method: 'POST',
             headers: ['content-type', 'application/json', ...framing],

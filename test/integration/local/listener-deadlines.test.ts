@@ -286,7 +286,10 @@ describe('local ALB router: bodies stream, never buffered', () => {
     sampleMemory = () => {
       collectGarbage();
       const now = process.memoryUsage();
-      peak = { rss: Math.max(peak.rss, now.rss), arrayBuffers: Math.max(peak.arrayBuffers, now.arrayBuffers) };
+      peak = {
+        rss: Math.max(peak.rss, now.rss),
+        arrayBuffers: Math.max(peak.arrayBuffers, now.arrayBuffers),
+      };
     };
     const socket = tlsSocket(router.port);
     try {
@@ -305,15 +308,14 @@ describe('local ALB router: bodies stream, never buffered', () => {
         socket.on('data', check);
       });
       const written = new Promise<void>((resolve, reject) => {
-        Readable.from(upload(chunked))
-          .on('end', resolve)
-          .on('error', reject)
-          .pipe(socket, { end: false });
+        Readable.from(upload(chunked)).on('end', resolve).on('error', reject).pipe(socket, { end: false });
       });
       await Promise.race([
         Promise.all([answered, written]),
         once(socket, 'close').then(() => {
-          throw new Error(`the router closed the connection (${failure?.message ?? 'no error'}) after ${uploadedBytes} bytes: ${received}`);
+          throw new Error(
+            `the router closed the connection (${failure?.message ?? 'no error'}) after ${uploadedBytes} bytes: ${received}`,
+          );
         }),
       ]);
       return {
@@ -330,16 +332,20 @@ describe('local ALB router: bodies stream, never buffered', () => {
   test.each([
     ['Content-Length', false],
     ['chunked', true],
-  ])('a 100 MiB upload (%s) is refused with 413 and the memory does not grow with it', async (_name, chunked) => {
-    const outcome = await postUpload(chunked);
-    expect(statusLine(outcome.received)).toBe('HTTP/1.1 413 Payload Too Large');
-    expect(outcome.received).toMatch(/\r\n\r\n\{"detail":"Request body too large"\}$/);
-    // All of it went through the router (which dropped what followed the answer)…
-    expect(uploadedBytes).toBe(UPLOAD_BYTES);
-    // …holding a few chunks at a time, never the upload (the service runs in this process too).
-    expect(outcome.arrayBufferGrowth).toBeLessThan(32 * MIB);
-    expect(outcome.rssGrowth).toBeLessThan(64 * MIB);
-  }, 60_000);
+  ])(
+    'a 100 MiB upload (%s) is refused with 413 and the memory does not grow with it',
+    async (_name, chunked) => {
+      const outcome = await postUpload(chunked);
+      expect(statusLine(outcome.received)).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(outcome.received).toMatch(/\r\n\r\n\{"detail":"Request body too large"\}$/);
+      // All of it went through the router (which dropped what followed the answer)…
+      expect(uploadedBytes).toBe(UPLOAD_BYTES);
+      // …holding a few chunks at a time, never the upload (the service runs in this process too).
+      expect(outcome.arrayBufferGrowth).toBeLessThan(32 * MIB);
+      expect(outcome.rssGrowth).toBeLessThan(64 * MIB);
+    },
+    60_000,
+  );
 });
 
 describe('API Gateway emulator listener', () => {

@@ -46,7 +46,11 @@ const PLAIN_NAMES = ['namespace', 'job_id', 'keyword', 'monkey', 'tail', 'status
 
 /** Query-string text: names and values from a small alphabet with the separators that matter. */
 const queryPart = fc.string({ unit: fc.constantFrom(...'abcXYZ019-._~%+:/'.split('')), maxLength: 12 });
-const secretValue = fc.string({ unit: fc.constantFrom(...'s3cr3tQWERTY'.split('')), minLength: 6, maxLength: 20 });
+const secretValue = fc.string({
+  unit: fc.constantFrom(...'s3cr3tQWERTY'.split('')),
+  minLength: 6,
+  maxLength: 20,
+});
 
 describe('sensitive names', () => {
   test.each(SENSITIVE_NAMES)('%s is sensitive', (name) => {
@@ -93,8 +97,7 @@ describe('sensitive names', () => {
     fc.assert(
       fc.property(
         fc.dictionary(fc.constantFrom(...SENSITIVE_NAMES, ...PLAIN_NAMES), fc.string()),
-        (fields) =>
-          JSON.stringify(fields, redactSensitive) === JSON.stringify(redactFields(fields)),
+        (fields) => JSON.stringify(fields, redactSensitive) === JSON.stringify(redactFields(fields)),
       ),
     );
   });
@@ -179,10 +182,10 @@ describe('what a service logs', () => {
     const written: string[] = [];
     const original = process.stdout.write.bind(process.stdout);
     // Powertools writes each line through console → process.stdout.
-    process.stdout.write = ((chunk: string | Uint8Array) => {
+    process.stdout.write = (chunk: string | Uint8Array) => {
       written.push(String(chunk));
       return true;
-    }) as typeof process.stdout.write;
+    };
     try {
       createLambdaLogger('probe').info(
         { token: 's3cr3t', query: { credential: 'c5cr3t' }, headers: { 'X-Api-Key': 'k5cr3t' } },
