@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -213,7 +214,8 @@ function lingerAfterEarlyAnswer(request: FastifyRequest, reply: FastifyReply): v
   reply.removeHeader('connection');
   const raw = request.raw;
   reply.raw.once('finish', () => {
-    if (!raw.complete) lingeringClose(raw.socket);
+    // An injected request (app.inject, tests) has no connection to close.
+    if (!raw.complete && raw.socket instanceof Socket) lingeringClose(raw.socket);
   });
 }
 

@@ -9,7 +9,7 @@
 import type { Duplex } from 'node:stream';
 
 /** How long a lingering connection keeps reading (and discarding) what the caller still sends. */
-export const LINGER_MS = 2_000;
+const LINGER_MS = 2_000;
 
 export function lingeringClose(socket: Duplex): void {
   if (socket.destroyed) return;

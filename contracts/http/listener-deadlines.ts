@@ -66,7 +66,7 @@ export const ALB_LISTENER_DEADLINES: ListenerDeadlines = {
  * API Gateway's idle limit on a streamed response: "30 seconds for edge-optimized APIs, 5 minutes for
  * Regional APIs" (developer guide, "Stream the integration response for your proxy integrations").
  */
-export const API_GATEWAY_STREAM_IDLE_MS = { EDGE: 30_000, REGIONAL: 300_000 } as const;
+const API_GATEWAY_STREAM_IDLE_MS = { EDGE: 30_000, REGIONAL: 300_000 } as const;
 
 /**
  * The local API Gateway emulator. API Gateway documents no deadline for receiving a request; the emulator
