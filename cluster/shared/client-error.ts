@@ -7,9 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-
-/** How long a refused connection keeps reading (and discarding) what the caller still sends. */
-const DRAIN_MS = 2_000;
+import { lingeringClose } from '../../contracts/http/lingering-close.js';
 
 const answered = new WeakSet<Duplex>();
 const HEAD = /^HEAD /;
@@ -57,7 +55,5 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
         (toHead ? '' : body),
     );
   }
-  socket.on('data', () => undefined);
-  socket.on('error', () => undefined);
-  setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+  lingeringClose(socket);
 }

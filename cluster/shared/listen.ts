@@ -4,17 +4,11 @@ import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { EnvReader } from '../../contracts/env/reader.js';
+import { applyListenerDeadlines } from '../../contracts/http/listener-deadlines.js';
 import { answerClientError } from './client-error.js';
 import type { Service } from './service.js';
 import { onShutdownSignals, type ShutdownOptions } from './shutdown.js';
 import type { TlsMaterial } from './tls-secret.js';
-
-/**
- * Keep-alive of the HTTPS listener: longer than the internal ALB's 300 s idle timeout, so the ALB (not
- * the target) always closes an idle connection first and never sends a request on a socket the target is
- * closing (which the ALB would answer 502).
- */
-export const HTTPS_KEEP_ALIVE_TIMEOUT_MS = 305_000;
 
 /**
  * How often a listener whose TLS material can change (TLS_SECRET_ARN) re-reads it. The regional stack
@@ -32,8 +26,8 @@ export interface HttpsListenOptions {
 
 /**
  * Serves the service's routes over HTTPS (TLS 1.2+) on a server of our own, so every service gets the
- * same listener — TLS and the ALB-friendly keep-alive — whatever its factory accepts. Resolves once
- * listening.
+ * same listener — TLS and the service's deadlines (keep-alive beyond the ALB's idle timeout, head and
+ * request deadlines; docs/timeouts.md) — whatever its factory accepts. Resolves once listening.
  */
 export async function serveHttps(
   service: Service,
@@ -41,10 +35,10 @@ export async function serveHttps(
   opts: HttpsListenOptions,
 ): Promise<Server> {
   await service.app.ready();
-  const server = createServer(
-    { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: HTTPS_KEEP_ALIVE_TIMEOUT_MS },
-    (req, res) => service.app.routing(req, res),
+  const server = createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, (req, res) =>
+    service.app.routing(req, res),
   );
+  applyListenerDeadlines(server, service.deadlines);
   // Requests the HTTP parser refuses get the same small JSON answer as on Fastify's own listener.
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -18,6 +19,11 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { EnvelopeVerifier } from '../../contracts/envelope/envelope.js';
+import {
+  applyListenerDeadlines,
+  SERVICE_LISTENER_DEADLINES,
+  type ListenerDeadlines,
+} from '../../contracts/http/listener-deadlines.js';
 import { decodeJsonBody, registerRawBodyParser } from './body.js';
 import { boundDetail, boundItems } from './bounded-errors.js';
 import { answerClientError } from './client-error.js';
@@ -25,6 +31,7 @@ import { envelopeHook } from './envelope-hook.js';
 import { HttpError, RequestValidationError, type ValidationErrorItem } from './errors.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './json-scan.js';
 import { trackRouteMethods } from './options-routes.js';
+import { lingeringClose } from '../../contracts/http/lingering-close.js';
 import { createLogger } from './logger.js';
 import { createServiceMetrics, registerHttpMetrics, type ServiceMetrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
@@ -60,11 +67,15 @@ export interface ServiceOptions {
   maxJsonDepth?: number;
   /** Serve HTTPS directly (PEM key and certificate), e.g. cost-monitor on 8443 or a pod without a TLS sidecar. */
   https?: { key: string | Buffer; cert: string | Buffer };
+  /** Listener deadlines (head, request, idle, keep-alive); SERVICE_LISTENER_DEADLINES by default (docs/timeouts.md). */
+  deadlines?: Partial<ListenerDeadlines>;
 }
 
 export interface Service {
   readonly app: ServiceApp;
   readonly metrics: ServiceMetrics;
+  /** The deadlines of the app's own listener; a listener of our own (serveHttps) applies the same. */
+  readonly deadlines: ListenerDeadlines;
   /** Flip readiness to failing before closing so load balancers drain this instance first. */
   startDraining(): void;
 }
@@ -100,6 +111,8 @@ function validationBody(items: ValidationErrorItem[]): { detail: ValidationError
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const logger: FastifyBaseLogger = opts.logger ?? createLogger(opts.name, opts.version);
   const app = createApp(logger, opts);
+  const deadlines: ListenerDeadlines = { ...SERVICE_LISTENER_DEADLINES, ...opts.deadlines };
+  applyListenerDeadlines(app.server, deadlines);
   const metrics = createServiceMetrics(opts.name, opts.version);
   let draining = false;
 
@@ -143,6 +156,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   return {
     app,
     metrics,
+    deadlines,
     startDraining: () => {
       draining = true;
     },
@@ -189,6 +203,22 @@ function closed(part: unknown): unknown {
   return 'additionalProperties' in object ? object : { ...object, additionalProperties: false };
 }
 
+/**
+ * A body over the limit is refused while it streams (from Content-Length before any byte is read, or as
+ * soon as a chunked body passes the limit), never after buffering it. Fastify then marks the answer
+ * `Connection: close`, and Node closes the socket with the rest of the upload unread — a TCP reset that can
+ * reach the ALB before the 413 does (it answers the caller 502). Instead the connection lingers: the
+ * answer, then FIN, then the rest is read and dropped for a moment (contracts/http/lingering-close.ts).
+ */
+function lingerAfterEarlyAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  reply.removeHeader('connection');
+  const raw = request.raw;
+  reply.raw.once('finish', () => {
+    // An injected request (app.inject, tests) has no connection to close.
+    if (!raw.complete && raw.socket instanceof Socket) lingeringClose(raw.socket);
+  });
+}
+
 /** Every error a route or hook throws, as the FastAPI-compatible `{"detail"}` answer. */
 function answerError(
   error: FastifyError | HttpError | RequestValidationError,
@@ -210,6 +240,7 @@ function answerError(
       .send(validationBody(toValidationItems(error.validation, error.validationContext ?? 'body')));
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    lingerAfterEarlyAnswer(request, reply);
     return reply.code(413).send({ detail: 'Request body too large' });
   }
   const status = error.statusCode ?? 500;

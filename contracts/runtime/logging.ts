@@ -1,6 +1,7 @@
 /**
  * The logging policy the edge Lambdas (Powertools) and the cluster services (pino) share: one call
- * signature, one level variable, one list of field names whose values are never written.
+ * signature, one level variable, and one redaction policy (redaction.ts: the names whose values are never
+ * written, and request targets without their query values).
  *
  * The signature is pino's — fields first, message second — so a pino logger (and Fastify's request
  * logger) is a `Log` as it is; the Lambdas' Powertools wrapper turns the arguments around.
@@ -16,57 +17,6 @@ export interface Log {
   info: LogMethod;
   warn: LogMethod;
   error: LogMethod;
-}
-
-/**
- * Field names whose values are never written, whatever logs them: header names (authorization, cookie,
- * x-svc-signature, x-amz-security-token…) and field names (secret, signingKey, password, token,
- * credentials, key…). Handlers never log such fields on purpose; this is the second line of defence.
- */
-const SENSITIVE_FIELD =
-  /authorization|cookie|signature|secret|password|token|credential|^key$|signing_?key|^x-amz-/i;
-
-export const REDACTED = '[REDACTED]';
-
-function isSensitiveField(key: string): boolean {
-  return SENSITIVE_FIELD.test(key);
-}
-
-/** A JSON.stringify replacer that writes REDACTED for the value of every sensitive field. */
-export function redactSensitive(key: string, value: unknown): unknown {
-  return key !== '' && isSensitiveField(key) ? REDACTED : value;
-}
-
-const MAX_REDACT_DEPTH = 6;
-
-const isPlainObject = (value: unknown): value is LogFields =>
-  typeof value === 'object' &&
-  value !== null &&
-  (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
-
-/**
- * The fields of a log line with every sensitive value replaced. Only plain objects and arrays are
- * walked (an Error, a request or a Buffer is left to its serializer) and only as deep as log fields go;
- * an untouched line is returned as it was.
- */
-export function redactFields<T>(fields: T, depth = 0): T {
-  if (depth >= MAX_REDACT_DEPTH) return fields;
-  if (Array.isArray(fields)) {
-    let changed = false;
-    const out = fields.map((item: unknown) => {
-      const next = redactFields(item, depth + 1);
-      changed ||= next !== item;
-      return next;
-    });
-    return (changed ? out : fields) as T;
-  }
-  if (!isPlainObject(fields)) return fields;
-  let out: LogFields | undefined;
-  for (const [key, value] of Object.entries(fields)) {
-    const next = isSensitiveField(key) ? REDACTED : redactFields(value, depth + 1);
-    if (next !== value) (out ??= { ...fields })[key] = next;
-  }
-  return (out ?? fields) as T;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;

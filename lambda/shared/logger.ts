@@ -2,11 +2,13 @@
  * Logging for the edge Lambdas: Powertools JSON logs behind the platform's one logging signature
  * (contracts/runtime/logging.ts: fields first, as pino), so handlers can be tested with an in-memory
  * logger. Handlers log method, path, status, timings and reasons — never header values, bodies, query
- * strings, keys or signatures; the shared redaction list is a second line of defence.
+ * strings, keys or signatures; the shared redaction policy (contracts/runtime/redaction.ts) is a second
+ * line of defence.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import { redactSensitive, resolveLogLevel, type Log } from '../../contracts/runtime/logging.js';
+import { resolveLogLevel, type Log } from '../../contracts/runtime/logging.js';
+import { redactSensitive } from '../../contracts/runtime/redaction.js';
 
 export type { LogFields } from '../../contracts/runtime/logging.js';
 

@@ -27,6 +27,7 @@ export const METHOD_ARN_LIMIT_BYTES = 1600;
 export const PARSER_MAX_HEAD_BYTES = 256 * 1024;
 
 const LIMIT_MESSAGES = {
+  requestTimeout: 'Request Timeout',
   uriTooLong: 'Request-URI Too Long',
   headTooLarge: 'Request Header Fields Too Large',
   badRequest: 'Bad Request',
@@ -53,15 +54,26 @@ export function methodArnRefusal(methodArn: string): HttpAnswer | undefined {
     : undefined;
 }
 
+/** Status, reason phrase and message for a request the listener refused before it was complete. */
+function refusalFor(code: string | undefined): [number, string, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', LIMIT_MESSAGES.headTooLarge];
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout', LIMIT_MESSAGES.requestTimeout];
+    default:
+      return [400, 'Bad Request', LIMIT_MESSAGES.badRequest];
+  }
+}
+
 /**
  * What the emulator answers when Node's parser gives up on a request (a head over
- * PARSER_MAX_HEAD_BYTES, or bytes that are not HTTP): 431 or 400 JSON, written raw to the socket.
+ * PARSER_MAX_HEAD_BYTES, bytes that are not HTTP) or its head or body misses the listener's deadline
+ * (docs/timeouts.md): 431, 408 or 400 JSON, written raw to the socket.
  */
 export function parserRefusal(code: string | undefined): string {
-  const [status, reason, message] =
-    code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', LIMIT_MESSAGES.headTooLarge]
-      : [400, 'Bad Request', LIMIT_MESSAGES.badRequest];
+  const [status, reason, message] = refusalFor(code);
   const body = JSON.stringify({ message });
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +

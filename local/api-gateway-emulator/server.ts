@@ -11,6 +11,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import type { ApiDefinition, RouteAuth, RouteHandler } from '../../contracts/api-routes.js';
+import {
+  apiGatewayListenerDeadlines,
+  applyListenerDeadlines,
+  type ListenerDeadlines,
+} from '../../contracts/http/listener-deadlines.js';
 import { partitionOf } from '../../contracts/partition.js';
 import { verifySigV4, type CredentialStore } from '../sigv4-verifier.js';
 import { identitySourceValues, RequestAuthorizer, type RequestAuthorizerOptions } from './authorizer.js';
@@ -87,6 +92,8 @@ export interface ApiGatewayEmulatorOptions {
   onAccessLog?: (entry: AccessLogEntry) => void;
   /** The web ACL's platform rules in front of the stage (the global API when `waf.enabled`). */
   waf?: LocalWafOptions['waf'];
+  /** Listener deadlines; apiGatewayListenerDeadlines(endpoint type) by default (docs/timeouts.md). */
+  deadlines?: Partial<ListenerDeadlines>;
 }
 
 export interface ApiGatewayEmulator {
@@ -385,6 +392,10 @@ export async function startApiGatewayEmulator(opts: ApiGatewayEmulatorOptions): 
       if (!res.headersSent) send(res, randomUUID(), internalServerError());
       else res.destroy();
     });
+  });
+  applyListenerDeadlines(server, {
+    ...apiGatewayListenerDeadlines(opts.api.endpointType),
+    ...opts.deadlines,
   });
   // A request Node cannot parse (a head over PARSER_MAX_HEAD_BYTES, bytes that are not HTTP) still gets
   // a JSON answer. The rest of the upload is read and dropped before the socket closes: closing with

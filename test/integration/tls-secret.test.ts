@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { pino } from 'pino';
-import { closeHttps, HTTPS_KEEP_ALIVE_TIMEOUT_MS, listen, serveHttps } from '../../cluster/shared/listen.js';
+import { closeHttps, listen, serveHttps } from '../../cluster/shared/listen.js';
+import { ALB_IDLE_TIMEOUT_MS } from '../../contracts/http/listener-deadlines.js';
 import { createService, type Service } from '../../cluster/shared/service.js';
 import { loadTls, tlsFromSecret, type TlsMaterial } from '../../cluster/shared/tls-secret.js';
 import { createLocalCa, type LocalCa } from '../../local/tls.js';
@@ -130,9 +131,11 @@ describe('a service listening with the key pair from TLS_SECRET_ARN', () => {
     await expect(get(port, ca.cert, 'health-monitor.gco-system.svc')).rejects.toThrow(/altnames|Hostname/i);
   });
 
-  test('idle connections outlive the ALB idle timeout (300 s)', () => {
-    expect(server.keepAliveTimeout).toBe(HTTPS_KEEP_ALIVE_TIMEOUT_MS);
-    expect(HTTPS_KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(300_000);
+  test('idle connections outlive the ALB idle timeout (300 s); head and request deadlines are set', () => {
+    expect(ALB_IDLE_TIMEOUT_MS).toBe(300_000);
+    expect(server.keepAliveTimeout).toBeGreaterThan(ALB_IDLE_TIMEOUT_MS);
+    expect(server.timeout).toBeGreaterThan(ALB_IDLE_TIMEOUT_MS);
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([20_000, 30_000]);
   });
 });
 

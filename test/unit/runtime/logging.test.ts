@@ -1,12 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { EnvironmentError } from '../../../contracts/env/reader.js';
-import {
-  REDACTED,
-  redactFields,
-  redactSensitive,
-  resolveLogLevel,
-} from '../../../contracts/runtime/logging.js';
+import { resolveLogLevel } from '../../../contracts/runtime/logging.js';
+import { REDACTED, redactFields, redactSensitive } from '../../../contracts/runtime/redaction.js';
 import { loggerOptions } from '../../../cluster/shared/logger.js';
 
 const SENSITIVE = {
