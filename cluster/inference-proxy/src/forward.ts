@@ -12,17 +12,18 @@ import {
   isPathAllowed,
   resolveEndpoint,
   type InferenceEndpoint,
+  type TargetRole,
   type UpstreamTarget,
 } from './endpoint.js';
 import { TARGET_HEADER, upstreamRequestHeaders } from './headers.js';
 import { isPlausibleEndpointName, upstreamTargetOf, type UpstreamTargetPath } from './paths.js';
 import { relayUpstreamResponse } from './relay.js';
 import type { EndpointCache } from './store.js';
+import { invalidJsonBody } from './json-body.js';
 import {
   FAILURE_WORDING,
-  UpstreamError,
   type UpstreamClient,
-  type UpstreamExchange,
+  type UpstreamError,
   type UpstreamFailure,
   type UpstreamRequest,
 } from './upstream.js';
@@ -51,6 +52,36 @@ export function createProxyInstruments(): ProxyInstruments {
   };
 }
 
+/**
+ * The instruments' children per label value, made once: prom-client hashes a label object on every
+ * inc/observe, a child keeps its series and needs no object per request.
+ */
+class ProxyCounters {
+  private readonly counts = new Map<string, Counter.Internal>();
+  private readonly timings = new Map<string, Histogram.Internal<'target'>>();
+
+  constructor(private readonly instruments: ProxyInstruments) {}
+
+  count(target: TargetRole, outcome: string): void {
+    const key = target + outcome;
+    let child = this.counts.get(key);
+    if (child === undefined) {
+      child = this.instruments.upstream.labels(target, outcome);
+      this.counts.set(key, child);
+    }
+    child.inc();
+  }
+
+  headersAfter(target: TargetRole, seconds: number): void {
+    let child = this.timings.get(target);
+    if (child === undefined) {
+      child = this.instruments.headers.labels(target);
+      this.timings.set(target, child);
+    }
+    child.observe(seconds);
+  }
+}
+
 export interface ForwarderOptions {
   config: InferenceProxyConfig;
   cache: EndpointCache;
@@ -62,9 +93,13 @@ export interface ForwarderOptions {
 
 export type Forward = (request: FastifyRequest, reply: FastifyReply, endpointName: string) => Promise<void>;
 
-const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+/** Outcome label per status class (`2xx`…), without building a string per request. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+const statusClass = (status: number): string =>
+  STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`;
 
 export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
+  const counters = new ProxyCounters(instruments);
   return async function forward(request, reply, endpointName) {
     if (!isPlausibleEndpointName(endpointName)) throw endpointNotFound(endpointName);
     const path = upstreamTargetOf(request.raw.url ?? request.url);
@@ -77,36 +112,49 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       throw new HttpError(503, 'Inference endpoint store unavailable');
     }
     const endpoint = servedEndpoint(request, doc, config.region, endpointName, path.decodedPath);
+    const invalidBody = invalidJsonBody(request.headers['content-type'], request.rawBody);
+    if (invalidBody !== undefined) throw invalidBody;
 
     const target = chooseTarget(endpoint, random);
-    const res = reply.raw;
-    const controller = new AbortController();
-    let exchange: UpstreamExchange | undefined;
-    // A caller that hangs up (before or during the answer) takes the upstream request down with it.
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      controller.abort();
-      exchange?.request.destroy();
-    });
-    if (request.raw.socket.destroyed) controller.abort();
-
     const started = performance.now();
-    try {
-      exchange = await upstream.send(upstreamRequest(request, endpointName, target, path, controller.signal));
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      instruments.upstream.inc({ target: target.role, outcome: error.failure });
-      if (NO_SUCH_TARGET.has(error.failure))
-        await answerFromFreshRecord(request, cache, config.region, endpointName, path);
-      return upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
-    }
-    const status = exchange.response.statusCode ?? 0;
-    instruments.upstream.inc({ target: target.role, outcome: statusClass(status) });
-    instruments.headers.observe({ target: target.role }, (performance.now() - started) / 1000);
-    relayUpstreamResponse(request, reply, exchange, {
-      endpointName,
-      target,
-      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    return new Promise<void>((resolve, reject) => {
+      const call = upstream.send(upstreamRequest(request, endpointName, target, path), {
+        onResponse: (exchange) => {
+          counters.count(target.role, statusClass(exchange.statusCode));
+          counters.headersAfter(target.role, (performance.now() - started) / 1000);
+          const sink = relayUpstreamResponse(request, reply, exchange, {
+            endpointName,
+            target,
+            streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+          });
+          resolve();
+          return sink;
+        },
+        onFailure: (error) => {
+          counters.count(target.role, error.failure);
+          const answer = () =>
+            upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
+          if (NO_SUCH_TARGET.has(error.failure)) {
+            answerFromFreshRecord(request, cache, config.region, endpointName, path)
+              .then(answer)
+              .then(resolve, reject);
+            return;
+          }
+          try {
+            answer();
+            resolve();
+          } catch (failure) {
+            // upstreamFailed throws the HttpError (502/504) the service's error handler renders.
+            reject(failure instanceof Error ? failure : new Error(String(failure)));
+          }
+        },
+      });
+      // A caller that hangs up (before or during the answer) takes the upstream request down with it.
+      const res = reply.raw;
+      res.once('close', () => {
+        if (!res.writableFinished) call.abort();
+      });
+      if (request.raw.socket.destroyed) call.abort();
     });
   };
 }
@@ -170,7 +218,6 @@ function upstreamRequest(
   endpointName: string,
   target: UpstreamTarget,
   path: UpstreamTargetPath,
-  signal: AbortSignal,
 ): UpstreamRequest {
   const body = request.rawBody;
   return {
@@ -186,7 +233,6 @@ function upstreamRequest(
       method: request.method,
     }),
     body,
-    signal,
   };
 }
 
