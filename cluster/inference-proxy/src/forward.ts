@@ -3,7 +3,6 @@
  * path on its allowlist, pick the target (canary split), send the request upstream, map every failure
  * before the response headers to 502/503/504, then hand the answer to the relay (docs/inference-proxy.md).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { HttpError, notFound } from '../../shared/errors.js';
 import type { InferenceProxyConfig } from './config.js';
@@ -17,6 +16,7 @@ import {
 } from './endpoint.js';
 import { TARGET_HEADER, upstreamRequestHeaders } from './headers.js';
 import { isPlausibleEndpointName, upstreamTargetOf, type UpstreamTargetPath } from './paths.js';
+import type { ProxiedRequest } from './proxied-request.js';
 import { relayUpstreamResponse } from './relay.js';
 import type { EndpointCache } from './store.js';
 import { invalidJsonBody } from './json-body.js';
@@ -91,7 +91,8 @@ export interface ForwarderOptions {
   random: () => number;
 }
 
-export type Forward = (request: FastifyRequest, reply: FastifyReply, endpointName: string) => Promise<void>;
+/** Answers one proxied request; throws the HttpError/RequestValidationError to answer when it is not forwarded. */
+export type Forward = (request: ProxiedRequest, endpointName: string) => Promise<void>;
 
 /** Outcome label per status class (`2xx`…), without building a string per request. */
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
@@ -100,9 +101,9 @@ const statusClass = (status: number): string =>
 
 export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
   const counters = new ProxyCounters(instruments);
-  return async function forward(request, reply, endpointName) {
+  return async function forward(request, endpointName) {
     if (!isPlausibleEndpointName(endpointName)) throw endpointNotFound(endpointName);
-    const path = upstreamTargetOf(request.raw.url ?? request.url);
+    const path = upstreamTargetOf(request.url);
     if (!path) throw notFound('Path is not allowed');
     let doc: unknown;
     try {
@@ -112,7 +113,7 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       throw new HttpError(503, 'Inference endpoint store unavailable');
     }
     const endpoint = servedEndpoint(request, doc, config.region, endpointName, path.decodedPath);
-    const invalidBody = invalidJsonBody(request.headers['content-type'], request.rawBody);
+    const invalidBody = invalidJsonBody(request.headers['content-type'], request.body);
     if (invalidBody !== undefined) throw invalidBody;
 
     const target = chooseTarget(endpoint, random);
@@ -122,7 +123,7 @@ export function createForwarder({ config, cache, upstream, instruments, random }
         onResponse: (exchange) => {
           counters.count(target.role, statusClass(exchange.statusCode));
           counters.headersAfter(target.role, (performance.now() - started) / 1000);
-          const sink = relayUpstreamResponse(request, reply, exchange, {
+          const sink = relayUpstreamResponse(request, exchange, {
             endpointName,
             target,
             streamIdleTimeoutMs: config.streamIdleTimeoutMs,
@@ -132,8 +133,7 @@ export function createForwarder({ config, cache, upstream, instruments, random }
         },
         onFailure: (error) => {
           counters.count(target.role, error.failure);
-          const answer = () =>
-            upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
+          const answer = () => upstreamFailed(request, error, endpointName, target, config.upstreamTimeoutMs);
           if (NO_SUCH_TARGET.has(error.failure)) {
             answerFromFreshRecord(request, cache, config.region, endpointName, path)
               .then(answer)
@@ -150,11 +150,11 @@ export function createForwarder({ config, cache, upstream, instruments, random }
         },
       });
       // A caller that hangs up (before or during the answer) takes the upstream request down with it.
-      const res = reply.raw;
+      const { res } = request;
       res.once('close', () => {
         if (!res.writableFinished) call.abort();
       });
-      if (request.raw.socket.destroyed) call.abort();
+      if (res.socket === null || res.socket.destroyed) call.abort();
     });
   };
 }
@@ -171,7 +171,7 @@ const NO_SUCH_TARGET: ReadonlySet<UpstreamFailure> = new Set(['dns', 'refused'])
  * the 404 the store now says (throws it); otherwise returns and the upstream failure is answered as is.
  */
 async function answerFromFreshRecord(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   cache: EndpointCache,
   region: string,
   endpointName: string,
@@ -191,7 +191,7 @@ const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint 
 
 /** The endpoint's record when it runs in `region` and serves `decodedPath`; otherwise the 404/502 to answer. */
 function servedEndpoint(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   doc: unknown,
   region: string,
   endpointName: string,
@@ -214,19 +214,19 @@ function servedEndpoint(
 
 /** The caller's request as it goes to the model server: its method, path and body, the forwarding headers. */
 function upstreamRequest(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   endpointName: string,
   target: UpstreamTarget,
   path: UpstreamTargetPath,
 ): UpstreamRequest {
-  const body = request.rawBody;
+  const body = request.body;
   return {
     target,
     method: request.method,
     path: path.rawPath + path.rawQuery,
     headers: upstreamRequestHeaders(request.headers, {
       requestId: request.id,
-      remoteAddress: request.raw.socket.remoteAddress,
+      remoteAddress: request.remoteAddress,
       protocol: request.protocol,
       prefix: `/inference/${endpointName}`,
       bodyLength: body?.length,
@@ -241,8 +241,7 @@ function upstreamRequest(
  * nothing to answer when the caller itself has gone.
  */
 function upstreamFailed(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: ProxiedRequest,
   error: UpstreamError,
   endpointName: string,
   target: UpstreamTarget,
@@ -259,8 +258,8 @@ function upstreamFailed(
   };
   if (error.failure === 'client_closed') {
     request.log.info(fields, 'client closed the request before the model answered');
-    reply.hijack();
-    reply.raw.destroy();
+    request.hijack();
+    request.res.destroy();
     return;
   }
   request.log.warn(fields, 'model server request failed');

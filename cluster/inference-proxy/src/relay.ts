@@ -8,9 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamTarget } from './endpoint.js';
 import { downstreamResponseHeaders, TARGET_HEADER } from './headers.js';
+import type { ProxiedRequest } from './proxied-request.js';
 import type { UpstreamBodySink, UpstreamExchange } from './upstream.js';
 
 /**
@@ -40,15 +40,14 @@ const DISCARD: UpstreamBodySink = {
  * goes; from here on only the connection can signal failure.
  */
 export function relayUpstreamResponse(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: ProxiedRequest,
   exchange: UpstreamExchange,
   { endpointName, target, streamIdleTimeoutMs }: RelayOptions,
 ): UpstreamBodySink {
-  const res: ServerResponse = reply.raw;
+  const { res } = request;
   const status = exchange.statusCode;
   // Raw writes: the caller gets the status and headers with the model's, not with the first body byte.
-  reply.hijack();
+  request.hijack();
   try {
     const headers = downstreamResponseHeaders(exchange.rawHeaders, exchange.headers, {
       'x-request-id': request.id,
@@ -108,7 +107,7 @@ class BodyRelay implements UpstreamBodySink {
   private cause: 'client' | 'upstream' | 'idle' | undefined = undefined;
 
   constructor(
-    private readonly request: FastifyRequest,
+    private readonly request: ProxiedRequest,
     private readonly res: ServerResponse,
     private readonly socket: Socket,
     private readonly exchange: UpstreamExchange,
