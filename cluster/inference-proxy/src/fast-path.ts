@@ -4,7 +4,7 @@
  * error shape, the request metrics — and nothing else its generic hook chain does (routing tables,
  * schema validation of an open query, JSON decoding the proxy must not do, a child logger per request).
  * Measured on the bench, the framework's chain costs more CPU per request than all of nginx's proxying
- * (docs/inference-proxy.md, "Where the time goes"), so the plain cases are answered here, straight from the
+ * (docs/inference-proxy.md, "Two entries, one set of rules"), so the plain cases are answered here, straight from the
  * server's `request` event, with the same rules and the same forward.ts; anything unusual (percent escapes
  * in the path, a chunked or oversized body, a body on GET, a body without a type, a closing server) goes
  * on to Fastify unchanged, whose routes (routes.ts) stay the reference and the OpenAPI document.
@@ -66,7 +66,7 @@ export function installFastPath({ service, forward, envelope }: FastPathOptions)
     const { route } = name;
     res.once('finish', () => {
       const seconds = metrics.observe(req.method ?? '', route, res.statusCode, started);
-      // The path only: a query value may be a credential (docs/inference-proxy.md, "Metrics and logs").
+      // The path only: a query value may be a credential (docs/inference-proxy.md, "Two entries, one set of rules").
       if (logCompletions) {
         logger.info(
           {
