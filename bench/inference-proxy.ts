@@ -191,7 +191,7 @@ interface FigureSpec {
   met: (ratio: number) => boolean;
   /** The measured value with its unit. */
   format: (value: number) => string;
-  /** What the median of one run is made of. */
+  /** What one run's figure is made of. */
   sampleNote: string;
   withDirect: boolean;
 }
@@ -207,7 +207,7 @@ function figure(spec: FigureSpec, runs: readonly RunFigures[], hasNginx: boolean
   const note = [
     hasNginx ? '' : 'nginx not installed',
     spec.withDirect ? `direct ${spec.format(value('direct'))}` : '',
-    `median of ${runs.length} runs, each the median of ${spec.sampleNote}`,
+    `median of ${runs.length} runs, each ${spec.sampleNote}`,
     hasNginx ? `runs: ${perRun.join(', ')}` : '',
   ];
   return {
@@ -257,7 +257,7 @@ export const run: BenchRun = async () => {
       goal: '≥ 0.9× nginx',
       met: (x) => x >= 0.9,
       format: (v) => `${v.toFixed(0)} MiB/s`,
-      sampleNote: `${reps.stream} streams`,
+      sampleNote: `the median of ${reps.stream} streams`,
       withDirect: true,
     },
     {
@@ -266,7 +266,7 @@ export const run: BenchRun = async () => {
       goal: '≤ 1.5× nginx',
       met: (x) => x <= 1.5,
       format: (v) => `${v.toFixed(3)} ms`,
-      sampleNote: `${reps.ttfb} small SSE answers`,
+      sampleNote: `the median of ${reps.ttfb} small SSE answers`,
       withDirect: true,
     },
     {
@@ -275,7 +275,7 @@ export const run: BenchRun = async () => {
       goal: '≤ 2× nginx',
       met: (x) => x <= 2,
       format: (v) => `${v.toFixed(3)} ms`,
-      sampleNote: `${reps.ttfb} small answers (proxy process vs nginx worker, /proc schedstat)`,
+      sampleNote: `the CPU time of the ${reps.ttfb}-answer phase ÷ ${reps.ttfb} (proxy process vs nginx worker, /proc schedstat)`,
       withDirect: false,
     },
     {
@@ -284,7 +284,7 @@ export const run: BenchRun = async () => {
       goal: '≤ 1.3× nginx',
       met: (x) => x <= 1.3,
       format: (v) => `${v.toFixed(2)} ms/MiB`,
-      sampleNote: `${reps.stream} × 50 MiB (proxy process vs nginx worker, /proc schedstat)`,
+      sampleNote: `the median of ${reps.stream} × 50 MiB (proxy process vs nginx worker, /proc schedstat)`,
       withDirect: false,
     },
     {
@@ -293,7 +293,7 @@ export const run: BenchRun = async () => {
       goal: '≥ 0.9× nginx',
       met: (x) => x >= 0.9,
       format: (v) => `${v.toFixed(0)} events/s`,
-      sampleNote: `${reps.sse} streams`,
+      sampleNote: `the median of ${reps.sse} streams`,
       withDirect: true,
     },
   ];
