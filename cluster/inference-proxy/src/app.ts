@@ -11,6 +11,7 @@ import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/en
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { createService, type Service } from '../../shared/service.js';
 import { loadInferenceProxyEnvConfig, type InferenceProxyConfig } from './config.js';
+import { installFastPath } from './fast-path.js';
 import { createForwarder, createProxyInstruments } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
@@ -76,6 +77,7 @@ export async function createInferenceProxy(deps: InferenceProxyDeps): Promise<In
   });
   service.metrics.registry.registerMetric(instruments.upstream);
   service.metrics.registry.registerMetric(instruments.headers);
+  installFastPath({ service, forward, envelope: deps.envelope });
   return { ...service, cache };
 }
 

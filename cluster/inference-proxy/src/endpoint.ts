@@ -37,7 +37,7 @@ export type EndpointResolution =
   | { kind: 'not_running'; state: string | undefined }
   | { kind: 'invalid'; reason: string };
 
-type TargetRole = 'primary' | 'canary' | 'proxy';
+export type TargetRole = 'primary' | 'canary' | 'proxy';
 
 export interface UpstreamTarget {
   role: TargetRole;

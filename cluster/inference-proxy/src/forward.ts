@@ -3,7 +3,6 @@
  * path on its allowlist, pick the target (canary split), send the request upstream, map every failure
  * before the response headers to 502/503/504, then hand the answer to the relay (docs/inference-proxy.md).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { HttpError, notFound } from '../../shared/errors.js';
 import type { InferenceProxyConfig } from './config.js';
@@ -12,17 +11,19 @@ import {
   isPathAllowed,
   resolveEndpoint,
   type InferenceEndpoint,
+  type TargetRole,
   type UpstreamTarget,
 } from './endpoint.js';
 import { TARGET_HEADER, upstreamRequestHeaders } from './headers.js';
 import { isPlausibleEndpointName, upstreamTargetOf, type UpstreamTargetPath } from './paths.js';
+import type { ProxiedRequest } from './proxied-request.js';
 import { relayUpstreamResponse } from './relay.js';
 import type { EndpointCache } from './store.js';
+import { invalidJsonBody } from './json-body.js';
 import {
   FAILURE_WORDING,
-  UpstreamError,
   type UpstreamClient,
-  type UpstreamExchange,
+  type UpstreamError,
   type UpstreamFailure,
   type UpstreamRequest,
 } from './upstream.js';
@@ -51,6 +52,36 @@ export function createProxyInstruments(): ProxyInstruments {
   };
 }
 
+/**
+ * The instruments' children per label value, made once: prom-client hashes a label object on every
+ * inc/observe, a child keeps its series and needs no object per request.
+ */
+class ProxyCounters {
+  private readonly counts = new Map<string, Counter.Internal>();
+  private readonly timings = new Map<string, Histogram.Internal<'target'>>();
+
+  constructor(private readonly instruments: ProxyInstruments) {}
+
+  count(target: TargetRole, outcome: string): void {
+    const key = target + outcome;
+    let child = this.counts.get(key);
+    if (child === undefined) {
+      child = this.instruments.upstream.labels(target, outcome);
+      this.counts.set(key, child);
+    }
+    child.inc();
+  }
+
+  headersAfter(target: TargetRole, seconds: number): void {
+    let child = this.timings.get(target);
+    if (child === undefined) {
+      child = this.instruments.headers.labels(target);
+      this.timings.set(target, child);
+    }
+    child.observe(seconds);
+  }
+}
+
 export interface ForwarderOptions {
   config: InferenceProxyConfig;
   cache: EndpointCache;
@@ -60,14 +91,19 @@ export interface ForwarderOptions {
   random: () => number;
 }
 
-export type Forward = (request: FastifyRequest, reply: FastifyReply, endpointName: string) => Promise<void>;
+/** Answers one proxied request; throws the HttpError/RequestValidationError to answer when it is not forwarded. */
+export type Forward = (request: ProxiedRequest, endpointName: string) => Promise<void>;
 
-const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+/** Outcome label per status class (`2xx`…), without building a string per request. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+const statusClass = (status: number): string =>
+  STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`;
 
 export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
-  return async function forward(request, reply, endpointName) {
+  const counters = new ProxyCounters(instruments);
+  return async function forward(request, endpointName) {
     if (!isPlausibleEndpointName(endpointName)) throw endpointNotFound(endpointName);
-    const path = upstreamTargetOf(request.raw.url ?? request.url);
+    const path = upstreamTargetOf(request.url);
     if (!path) throw notFound('Path is not allowed');
     let doc: unknown;
     try {
@@ -77,36 +113,48 @@ export function createForwarder({ config, cache, upstream, instruments, random }
       throw new HttpError(503, 'Inference endpoint store unavailable');
     }
     const endpoint = servedEndpoint(request, doc, config.region, endpointName, path.decodedPath);
+    const invalidBody = invalidJsonBody(request.headers['content-type'], request.body);
+    if (invalidBody !== undefined) throw invalidBody;
 
     const target = chooseTarget(endpoint, random);
-    const res = reply.raw;
-    const controller = new AbortController();
-    let exchange: UpstreamExchange | undefined;
-    // A caller that hangs up (before or during the answer) takes the upstream request down with it.
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      controller.abort();
-      exchange?.request.destroy();
-    });
-    if (request.raw.socket.destroyed) controller.abort();
-
     const started = performance.now();
-    try {
-      exchange = await upstream.send(upstreamRequest(request, endpointName, target, path, controller.signal));
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      instruments.upstream.inc({ target: target.role, outcome: error.failure });
-      if (NO_SUCH_TARGET.has(error.failure))
-        await answerFromFreshRecord(request, cache, config.region, endpointName, path);
-      return upstreamFailed(request, reply, error, endpointName, target, config.upstreamTimeoutMs);
-    }
-    const status = exchange.response.statusCode ?? 0;
-    instruments.upstream.inc({ target: target.role, outcome: statusClass(status) });
-    instruments.headers.observe({ target: target.role }, (performance.now() - started) / 1000);
-    relayUpstreamResponse(request, reply, exchange, {
-      endpointName,
-      target,
-      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    return new Promise<void>((resolve, reject) => {
+      const call = upstream.send(upstreamRequest(request, endpointName, target, path), {
+        onResponse: (exchange) => {
+          counters.count(target.role, statusClass(exchange.statusCode));
+          counters.headersAfter(target.role, (performance.now() - started) / 1000);
+          const sink = relayUpstreamResponse(request, exchange, {
+            endpointName,
+            target,
+            streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+          });
+          resolve();
+          return sink;
+        },
+        onFailure: (error) => {
+          counters.count(target.role, error.failure);
+          const answer = () => upstreamFailed(request, error, endpointName, target, config.upstreamTimeoutMs);
+          if (NO_SUCH_TARGET.has(error.failure)) {
+            answerFromFreshRecord(request, cache, config.region, endpointName, path)
+              .then(answer)
+              .then(resolve, reject);
+            return;
+          }
+          try {
+            answer();
+            resolve();
+          } catch (failure) {
+            // upstreamFailed throws the HttpError (502/504) the service's error handler renders.
+            reject(failure instanceof Error ? failure : new Error(String(failure)));
+          }
+        },
+      });
+      // A caller that hangs up (before or during the answer) takes the upstream request down with it.
+      const { res } = request;
+      res.once('close', () => {
+        if (!res.writableFinished) call.abort();
+      });
+      if (res.socket === null || res.socket.destroyed) call.abort();
     });
   };
 }
@@ -123,7 +171,7 @@ const NO_SUCH_TARGET: ReadonlySet<UpstreamFailure> = new Set(['dns', 'refused'])
  * the 404 the store now says (throws it); otherwise returns and the upstream failure is answered as is.
  */
 async function answerFromFreshRecord(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   cache: EndpointCache,
   region: string,
   endpointName: string,
@@ -143,7 +191,7 @@ const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint 
 
 /** The endpoint's record when it runs in `region` and serves `decodedPath`; otherwise the 404/502 to answer. */
 function servedEndpoint(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   doc: unknown,
   region: string,
   endpointName: string,
@@ -166,27 +214,25 @@ function servedEndpoint(
 
 /** The caller's request as it goes to the model server: its method, path and body, the forwarding headers. */
 function upstreamRequest(
-  request: FastifyRequest,
+  request: ProxiedRequest,
   endpointName: string,
   target: UpstreamTarget,
   path: UpstreamTargetPath,
-  signal: AbortSignal,
 ): UpstreamRequest {
-  const body = request.rawBody;
+  const body = request.body;
   return {
     target,
     method: request.method,
     path: path.rawPath + path.rawQuery,
     headers: upstreamRequestHeaders(request.headers, {
       requestId: request.id,
-      remoteAddress: request.raw.socket.remoteAddress,
+      remoteAddress: request.remoteAddress,
       protocol: request.protocol,
       prefix: `/inference/${endpointName}`,
       bodyLength: body?.length,
       method: request.method,
     }),
     body,
-    signal,
   };
 }
 
@@ -195,8 +241,7 @@ function upstreamRequest(
  * nothing to answer when the caller itself has gone.
  */
 function upstreamFailed(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: ProxiedRequest,
   error: UpstreamError,
   endpointName: string,
   target: UpstreamTarget,
@@ -213,8 +258,8 @@ function upstreamFailed(
   };
   if (error.failure === 'client_closed') {
     request.log.info(fields, 'client closed the request before the model answered');
-    reply.hijack();
-    reply.raw.destroy();
+    request.hijack();
+    request.res.destroy();
     return;
   }
   request.log.warn(fields, 'model server request failed');

@@ -3,7 +3,7 @@
  * contracts/http/hop-by-hop.ts) stay on their hop; the envelope and the caller's credentials never reach a
  * model server; the proxy adds the usual forwarding headers and the request id.
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isEnvelopeHeader } from '../../../contracts/envelope/envelope.js';
 import { connectionListed, isHopByHop } from '../../../contracts/http/hop-by-hop.js';
 
@@ -21,6 +21,9 @@ const REQUEST_DROPPED = new Set([
 /** Response headers the proxy sets itself. */
 const RESPONSE_DROPPED = new Set(['x-request-id', TARGET_HEADER]);
 
+/** Request headers as they go to the model server (what undici takes). */
+export type UpstreamHeaders = Record<string, string | string[]>;
+
 export interface ForwardContext {
   requestId: string;
   /** Address of the peer that connected to this proxy (the load balancer, or the caller locally). */
@@ -34,12 +37,9 @@ export interface ForwardContext {
   method: string;
 }
 
-export function upstreamRequestHeaders(
-  incoming: IncomingHttpHeaders,
-  ctx: ForwardContext,
-): OutgoingHttpHeaders {
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, ctx: ForwardContext): UpstreamHeaders {
   const listed = connectionListed(incoming.connection);
-  const out: OutgoingHttpHeaders = {};
+  const out: UpstreamHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     if (isHopByHop(name, listed) || REQUEST_DROPPED.has(name) || isEnvelopeHeader(name)) continue;

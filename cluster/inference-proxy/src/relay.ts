@@ -6,12 +6,12 @@
  * the idle timeout is cut on both sides, and whichever side fails first names the log line
  * (docs/inference-proxy.md, "Forwarding" and "Performance").
  */
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamTarget } from './endpoint.js';
 import { downstreamResponseHeaders, TARGET_HEADER } from './headers.js';
-import type { UpstreamExchange } from './upstream.js';
+import type { ProxiedRequest } from './proxied-request.js';
+import type { UpstreamBodySink, UpstreamExchange } from './upstream.js';
 
 /**
  * Unsent bytes the caller's socket may hold before the relay pauses the model server's stream, and the
@@ -28,45 +28,54 @@ export interface RelayOptions {
   streamIdleTimeoutMs: number;
 }
 
-/** Streams an upstream answer to the caller; from here on only the connection can signal failure. */
+/** A body nobody reads on: HEAD, 204, 304, an unrelayable answer, a caller already gone. */
+const DISCARD: UpstreamBodySink = {
+  onData: () => undefined,
+  onEnd: () => undefined,
+  onError: () => undefined,
+};
+
+/**
+ * Starts streaming an upstream answer to the caller (status and headers now) and returns where the body
+ * goes; from here on only the connection can signal failure.
+ */
 export function relayUpstreamResponse(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: ProxiedRequest,
   exchange: UpstreamExchange,
   { endpointName, target, streamIdleTimeoutMs }: RelayOptions,
-): void {
-  const { request: upstreamRequest, response: upstreamResponse } = exchange;
-  const res: ServerResponse = reply.raw;
-  const status = upstreamResponse.statusCode ?? 502;
+): UpstreamBodySink {
+  const { res } = request;
+  const status = exchange.statusCode;
   // Raw writes: the caller gets the status and headers with the model's, not with the first body byte.
-  reply.hijack();
+  request.hijack();
   try {
-    const headers = downstreamResponseHeaders(upstreamResponse.rawHeaders, upstreamResponse.headers, {
+    const headers = downstreamResponseHeaders(exchange.rawHeaders, exchange.headers, {
       'x-request-id': request.id,
       [TARGET_HEADER]: target.role,
     });
-    if (upstreamResponse.headers.date !== undefined) res.sendDate = false;
+    if (exchange.headers.date !== undefined) res.sendDate = false;
     res.writeHead(status, headers);
   } catch (error) {
     request.log.warn({ err: error, endpoint: endpointName }, 'model server sent unrelayable headers');
-    upstreamRequest.destroy();
+    exchange.abort();
     res.writeHead(502, { 'content-type': 'application/json', 'x-request-id': request.id });
     res.end(JSON.stringify({ detail: `Inference endpoint '${endpointName}' sent an invalid response` }));
-    return;
+    return DISCARD;
   }
-  if (request.method === 'HEAD' || status === 204 || status === 304 || status < 200) {
-    upstreamResponse.resume();
+  if (request.method === 'HEAD' || status === 204 || status === 304) {
     res.end();
-    return;
+    return DISCARD;
   }
   const socket = res.socket;
   if (socket === null) {
     // The caller is already gone (forward.ts has aborted the upstream request).
-    upstreamRequest.destroy();
-    return;
+    exchange.abort();
+    return DISCARD;
   }
   socket.setNoDelay(true);
-  new BodyRelay(request, res, socket, exchange, endpointName, target, streamIdleTimeoutMs).start();
+  const relay = new BodyRelay(request, res, socket, exchange, endpointName, target, streamIdleTimeoutMs);
+  relay.start();
+  return relay;
 }
 
 const CRLF = Buffer.from('\r\n', 'latin1');
@@ -84,11 +93,9 @@ const CRLF = Buffer.from('\r\n', 'latin1');
  * holds RELAY_BUFFER_LIMIT unsent bytes (a slow client) and resumed on 'drain', so a client that keeps up
  * costs no pause/resume and one that does not cannot make the proxy buffer without bound.
  */
-class BodyRelay {
+class BodyRelay implements UpstreamBodySink {
   /** Decided by writeHead: chunked unless the model sent a length (or the caller speaks HTTP/1.0). */
   private readonly chunked: boolean;
-  private readonly upstreamRequest: ClientRequest;
-  private readonly upstreamResponse: IncomingMessage;
   private readonly idle: NodeJS.Timeout;
   private bytes = 0;
   private paused = false;
@@ -100,39 +107,26 @@ class BodyRelay {
   private cause: 'client' | 'upstream' | 'idle' | undefined = undefined;
 
   constructor(
-    private readonly request: FastifyRequest,
+    private readonly request: ProxiedRequest,
     private readonly res: ServerResponse,
     private readonly socket: Socket,
-    exchange: UpstreamExchange,
+    private readonly exchange: UpstreamExchange,
     private readonly endpointName: string,
     private readonly target: UpstreamTarget,
     private readonly streamIdleTimeoutMs: number,
   ) {
     this.chunked = res.chunkedEncoding;
-    this.upstreamRequest = exchange.request;
-    this.upstreamResponse = exchange.response;
     this.idle = setTimeout(() => {
       this.cause ??= 'idle';
-      this.upstreamRequest.destroy(new Error(`stream idle for ${this.streamIdleTimeoutMs} ms`));
+      this.finish(new Error(`stream idle for ${this.streamIdleTimeoutMs} ms`));
     }, streamIdleTimeoutMs);
   }
 
   start(): void {
-    const { res, upstreamResponse } = this;
+    const { res } = this;
     // The response head goes out with the first batch (or alone at the end of this loop turn).
     this.hold();
     res.flushHeaders();
-    upstreamResponse.on('data', this.onData);
-    upstreamResponse.once('end', () => this.end());
-    upstreamResponse.once('error', (error) => {
-      this.cause ??= 'upstream';
-      this.finish(error);
-    });
-    upstreamResponse.once('close', () => {
-      if (upstreamResponse.complete) return;
-      this.cause ??= 'upstream';
-      this.finish(new Error('model server closed the stream before its end'));
-    });
     this.socket.on('drain', this.onDrain);
     res.once('error', (error) => this.finish(error));
     res.once('finish', () => this.finish());
@@ -143,7 +137,7 @@ class BodyRelay {
     });
   }
 
-  private readonly onData = (chunk: Buffer): void => {
+  onData(chunk: Buffer): void {
     if (this.done) return;
     this.bytes += chunk.length;
     this.hold();
@@ -151,12 +145,22 @@ class BodyRelay {
     this.batchBytes += chunk.length;
     // A burst larger than the limit in one read goes out now rather than piling up behind the cork.
     if (this.batchBytes >= RELAY_BUFFER_LIMIT) this.flush();
-  };
+  }
+
+  onEnd(): void {
+    this.end();
+  }
+
+  /** The model's stream broke (reset, closed before its end). */
+  onError(error: Error): void {
+    this.cause ??= 'upstream';
+    this.finish(error);
+  }
 
   private readonly onDrain = (): void => {
     if (!this.paused || this.done) return;
     this.paused = false;
-    this.upstreamResponse.resume();
+    this.exchange.resume();
   };
 
   /** setImmediate's callback, bound once per stream rather than once per read. */
@@ -189,7 +193,7 @@ class BodyRelay {
     this.socket.uncork();
     if (!this.paused && this.socket.writableLength >= RELAY_BUFFER_LIMIT) {
       this.paused = true;
-      this.upstreamResponse.pause();
+      this.exchange.pause();
     }
   }
 
@@ -215,10 +219,9 @@ class BodyRelay {
       this.socket.uncork();
     }
     this.batch = [];
-    this.upstreamResponse.off('data', this.onData);
     this.socket.off('drain', this.onDrain);
     if (error === undefined) return;
-    this.upstreamRequest.destroy();
+    this.exchange.abort();
     this.res.destroy();
     const fields = { endpoint: this.endpointName, target: this.target.role, bytes: this.bytes };
     const { log } = this.request;

@@ -1,11 +1,13 @@
 /** inference-proxy's operations: the descriptor and the proxy routes under /inference (docs/inference-proxy.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { INFERENCE_PROXY_RESPONSES as RESPONSES } from '../../../contracts/api/inference-proxy.js';
 import type { InferenceProxyConfig } from './config.js';
 import type { Forward } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { proxyRouteTransform } from './openapi.js';
+import type { ProxiedRequest } from './proxied-request.js';
 
 export const PROXY_PREFIX = '/inference';
 
@@ -66,13 +68,33 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ forward: Forward }> = asyn
       method: method.toUpperCase(),
       url: '/:endpoint_name',
       ...proxyRoute('root', method),
-      handler: async (request, reply) => forward(request, reply, request.params.endpoint_name),
+      handler: async (request, reply) =>
+        forward(proxiedRequest(request, reply), request.params.endpoint_name),
     });
     app.route({
       method: method.toUpperCase(),
       url: '/:endpoint_name/*',
       ...proxyRoute('path', method),
-      handler: async (request, reply) => forward(request, reply, request.params.endpoint_name),
+      handler: async (request, reply) =>
+        forward(proxiedRequest(request, reply), request.params.endpoint_name),
     });
   }
 };
+
+/** A request that came through the Fastify routes, as forward.ts sees it. */
+function proxiedRequest(request: FastifyRequest, reply: FastifyReply): ProxiedRequest {
+  return {
+    id: request.id,
+    method: request.method,
+    url: request.raw.url ?? request.url,
+    headers: request.headers,
+    body: request.rawBody,
+    protocol: request.protocol,
+    remoteAddress: request.raw.socket.remoteAddress,
+    log: request.log,
+    res: reply.raw,
+    hijack: () => {
+      reply.hijack();
+    },
+  };
+}

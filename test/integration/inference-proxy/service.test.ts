@@ -170,4 +170,31 @@ describe('inference-proxy service surface', () => {
     expect(res.text).toMatch(/inference_upstream_requests_total\{[^}]*target="primary"[^}]*outcome="2xx"/);
     expect(res.text).toContain('inference_upstream_headers_seconds_bucket');
   });
+
+  test('both entries count requests under the framework route labels and answer with the request id', async () => {
+    // Plain path: the hot path in front of Fastify; a percent escape: Fastify's route.
+    const plain = await send(proxy.base, '/inference/llama/v1/models/x', {
+      headers: { 'x-request-id': 'trace-1' },
+    });
+    const escaped = await send(proxy.base, '/inference/llama/v1/models/a%20b', {
+      headers: { 'x-request-id': 'trace-2' },
+    });
+    const missing = await send(proxy.base, '/inference/nothing/v1/models/x', {
+      headers: { 'x-request-id': 'trace-3' },
+    });
+    expect([plain.status, escaped.status, missing.status]).toEqual([200, 200, 404]);
+    expect([plain, escaped, missing].map((r) => r.headers['x-request-id'])).toEqual([
+      'trace-1',
+      'trace-2',
+      'trace-3',
+    ]);
+    expect(JSON.parse(missing.text)).toEqual({ detail: "Inference endpoint 'nothing' not found" });
+    const metrics = (await send(proxy.base, '/metrics', { signed: false })).text;
+    const series = (status: string) =>
+      new RegExp(
+        `http_requests_total\\{[^}]*method="GET"[^}]*route="/inference/:endpoint_name/\\*"[^}]*status_code="${status}"`,
+      );
+    expect(metrics).toMatch(series('200'));
+    expect(metrics).toMatch(series('404'));
+  });
 });
