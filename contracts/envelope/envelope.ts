@@ -2,7 +2,14 @@
  * HMAC envelope v1 (edge → services): signing for the edge Lambdas, verification for the cluster
  * services. Spec: docs/envelope.md. Only `node:crypto`, so it bundles into Lambdas and services alike.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { NonceCache } from './nonce-cache.js';
 import type { KeySource, SigningKeys } from './signing-keys.js';
 
@@ -60,8 +67,26 @@ export function canonicalString(p: {
   return [ENVELOPE_VERSION, p.timestamp, p.nonce, p.method.toUpperCase(), p.target, p.bodySha256].join('\n');
 }
 
+/**
+ * The signing keys as prepared HMAC keys, so a verification does not copy and wrap the key on every
+ * request (it showed in the inference proxy's profile). A process holds one or two keys (current and
+ * previous, docs/envelope.md); the bound only stops a caller that signs with many keys from growing it.
+ */
+const preparedKeys = new Map<string, KeyObject>();
+const MAX_PREPARED_KEYS = 8;
+
+function preparedKey(key: string): KeyObject {
+  let prepared = preparedKeys.get(key);
+  if (prepared === undefined) {
+    if (preparedKeys.size >= MAX_PREPARED_KEYS) preparedKeys.clear();
+    prepared = createSecretKey(Buffer.from(key, 'utf8'));
+    preparedKeys.set(key, prepared);
+  }
+  return prepared;
+}
+
 function hmac(key: string, canonical: string): Buffer {
-  return createHmac('sha256', Buffer.from(key, 'utf8')).update(canonical, 'utf8').digest();
+  return createHmac('sha256', preparedKey(key)).update(canonical, 'utf8').digest();
 }
 
 /**
