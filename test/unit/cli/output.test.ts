@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { apiErrorOf, hintFor, messageOf } from '../../../cli/api-errors.js';
 import type { ApiTarget } from '../../../cli/endpoints.js';
 import type { CliIo } from '../../../cli/io.js';
-import type { OutputFormat } from '../../../cli/options.js';
+import type { OutputFormat } from '../../../cli/output-format.js';
 import { Printer, loadOutputLibraries } from '../../../cli/output.js';
 import { cellText, renderTable } from '../../../cli/table.js';
 import { bulkDeleteView, jobListView, jobLogsView, submissionView } from '../../../cli/views/jobs.js';
@@ -86,7 +86,7 @@ describe('formats', () => {
     p.reply(reply(JOBS), jobListView);
     p.info('a note');
     p.warn('a warning');
-    expect(out.stdout).toBe('svc-jobs/train\nteam-a/eval\n');
+    expect(out.stdout).toBe('train\neval\n');
     expect(out.stderr).toBe('a warning\n');
   });
 
@@ -298,7 +298,7 @@ describe('errors as users read them', () => {
 
   test('the error line names the status, the route and the API', () => {
     const error = apiErrorOf(answer(409, { detail: 'already exists' }));
-    expect([error.message, error.exitCode, error.status]).toEqual([
+    expect([error.message, error.exitCode, 'status' in error ? error.status : undefined]).toEqual([
       'HTTP 409 from GET /api/v1/jobs (global API): already exists',
       1,
       409,
