@@ -104,7 +104,7 @@ export function messageOf(reply: Pick<ApiReply, 'json' | 'text'>): string {
 }
 
 /** The whole answer, for `-v`: JSON pretty-printed, text as it came. */
-export function detailsOf(reply: Pick<ApiReply, 'json' | 'text'>): string | undefined {
+function detailsOf(reply: Pick<ApiReply, 'json' | 'text'>): string | undefined {
   if (reply.text.trim() === '') return undefined;
   return reply.json === undefined ? reply.text : JSON.stringify(reply.json, null, 2);
 }

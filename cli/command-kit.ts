@@ -3,17 +3,13 @@
  * command's `--help` ends with at least one example; test/unit/cli/arguments.test.ts checks it).
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { CommandContext } from './context.js';
+import type { CommandContext, GlobalFlags } from './context.js';
 import { UsageError } from './errors.js';
-import type { RawGlobalOptions } from './options.js';
 
 export interface CommandKit {
   /** The run's context, from the global options as given to `cmd` (or to its parents). */
   context(cmd: CommandUnknownOpts): Promise<CommandContext>;
 }
-
-/** The global options as commander parses them: options.ts's, `-o` of any format, and `--query`. */
-export type GlobalFlags = Omit<RawGlobalOptions, 'output'> & { output?: string; query?: string };
 
 export function globalOptionsOf(cmd: CommandUnknownOpts): GlobalFlags {
   // Commander merges the options of the command and all its parents; the global ones are declared on

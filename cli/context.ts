@@ -8,12 +8,14 @@ import { UsageError } from './errors.js';
 import { createEndpoints, type Endpoints } from './endpoints.js';
 import { ApiClient, Transport, type ApiReply, type ApiRequest } from './http.js';
 import type { CliIo } from './io.js';
-import type { GlobalFlags } from './command-kit.js';
-import { resolveGlobalOptions, type GlobalOptions } from './options.js';
+import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from './options.js';
 import { apiFormatOf, outputFormatOf, type OutputFormat } from './output-format.js';
 import { Printer, loadOutputLibraries, type View } from './output.js';
 import { compileQuery, type Query } from './query.js';
 import { VERSION } from './version.js';
+
+/** The global options as commander parses them: options.ts's, `-o` of any format, and `--query`. */
+export type GlobalFlags = Omit<RawGlobalOptions, 'output'> & { output?: string; query?: string };
 
 export class CommandContext {
   readonly out: Printer;

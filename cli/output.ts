@@ -30,7 +30,7 @@ export interface View {
 }
 
 /** What `-o name` prints for the answer, or undefined when the view names nothing. */
-export function namesOf(view: View, body: unknown): string[] | undefined {
+function namesOf(view: View, body: unknown): string[] | undefined {
   if (view.names !== undefined) return view.names(body);
   if (view.kind === undefined || view.ids === undefined) return undefined;
   const kind = view.kind;

@@ -35,7 +35,7 @@ Examples:
   $ gco jobs list --all-regions                 # a deployed stage, found through CloudFormation
   $ gco --region us-east-1 queue stats
   $ gco jobs list -o name | xargs gco jobs get      # kind/name a line, as kubectl -o name
-  $ gco jobs list --query 'jobs[?status==\`failed\`].name'
+  $ gco jobs list --query "jobs[?status=='failed'].name"
 
 Requests go to --api-url if given, else to the local platform with --local (GCO_LOCAL=1), else to the
 stacks of --project in --global-region. Exit codes: 0 ok, 1 API error, 2 usage, 3 discovery/credentials.
