@@ -5,13 +5,19 @@
  * check (`{"detail":"Forbidden"}`), the analytics authorizer, throttling.
  */
 import type { ApiReply } from './http.js';
-import { ApiError } from './errors.js';
+import { ApiError, UsageError } from './errors.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const MAX_MESSAGE = 600;
+const MAX_LINE = 300;
 const MAX_VALIDATION_ITEMS = 8;
+
+/** The first line of a text (a signature error's canonical request, a stack trace follow it). */
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line;
+}
 
 function validationItems(detail: unknown[]): string {
   const lines = detail.slice(0, MAX_VALIDATION_ITEMS).map((item) => {
@@ -23,32 +29,100 @@ function validationItems(detail: unknown[]): string {
   return lines.join('; ');
 }
 
-/** The API's own message: `detail` (string, validation list or policy report), `message` or `Message`. */
+/** `field: message` of each policy violation (a report's or a policy error's). */
+const violationTexts = (violations: unknown): string[] =>
+  (Array.isArray(violations) ? violations : []).filter(isRecord).map((v) => {
+    const field = String(v.field);
+    const message = typeof v.message === 'string' ? v.message : String(v.rule);
+    // The platform's messages usually start with the field's path already.
+    return message.includes(field) ? message : `${field}: ${message}`;
+  });
+
+/**
+ * The violations of a manifest report that belong to the request, not to one manifest (index -1: the
+ * request's namespace is not allowed); its resources are then `skipped` with no message of their own.
+ */
+export const requestViolations = (body: Record<string, unknown>): string[] =>
+  violationTexts(
+    (Array.isArray(body.violations) ? body.violations : []).filter((v) => isRecord(v) && v.index === -1),
+  );
+
+/**
+ * A manifest report's refusals (manifest-processor's ApplyReport, also the body of a refused template
+ * run): the request's own violations, then `Kind/name: reason` of each failed resource.
+ */
+export function reportRefusals(body: Record<string, unknown>): string[] {
+  const resources = (Array.isArray(body.resources) ? body.resources : []).filter(isRecord);
+  const failed = resources
+    .filter((r) => r.status === 'failed')
+    .map(
+      (r) => `${String(r.kind)}/${String(r.name)}: ${typeof r.message === 'string' ? r.message : 'failed'}`,
+    );
+  return [...requestViolations(body), ...failed];
+}
+
+/** The global API's merged answer with no successful region: each region's own error. */
+function regionErrors(body: Record<string, unknown>): string | undefined {
+  if (!isRecord(body.regions)) return undefined;
+  const errors = Object.entries(body.regions)
+    .filter(([, r]) => isRecord(r) && typeof r.error === 'string')
+    .map(([region, r]) => `${region}: ${firstLine(String((r as Record<string, unknown>).error))}`);
+  return errors.length > 0 ? errors.join('; ') : undefined;
+}
+
+/**
+ * The API's own message, on one line: `detail` (string, validation list or policy report), a manifest
+ * report's refusals, the regions' errors of a merged answer, `message`, `Message` or `error`, or the
+ * body's first line. The whole body is the error's details (detailsOf), printed with `-v`.
+ */
 export function messageOf(reply: Pick<ApiReply, 'json' | 'text'>): string {
   const body = reply.json;
-  if (typeof body === 'string') return body;
+  if (typeof body === 'string') return firstLine(body);
   if (isRecord(body)) {
     const { detail } = body;
-    if (typeof detail === 'string') return detail;
+    if (typeof detail === 'string') return firstLine(detail);
     if (Array.isArray(detail)) return validationItems(detail);
     if (isRecord(detail) && typeof detail.message === 'string') {
-      const violations = Array.isArray(detail.violations) ? detail.violations : [];
-      return [
-        detail.message,
-        ...violations.filter(isRecord).map((v) => `${String(v.field)}: ${String(v.message)}`),
-      ]
+      return [detail.message, ...violationTexts(detail.violations)]
         .slice(0, MAX_VALIDATION_ITEMS + 1)
         .join('; ');
     }
+    if (Array.isArray(body.resources)) {
+      const refusals = reportRefusals(body);
+      if (refusals.length > 0) return refusals.slice(0, MAX_VALIDATION_ITEMS).join('; ');
+    }
+    const regions = regionErrors(body);
+    if (regions !== undefined) return regions;
     for (const key of ['message', 'Message', 'error']) {
       const value = body[key];
-      if (typeof value === 'string') return value;
-      if (isRecord(value) && typeof value.message === 'string') return value.message;
+      if (typeof value === 'string') return firstLine(value);
+      if (isRecord(value) && typeof value.message === 'string') return firstLine(value.message);
     }
   }
   const text = reply.text.trim();
-  if (text === '') return '(empty body)';
-  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+  return text === '' ? '(empty body)' : firstLine(text);
+}
+
+/** The whole answer, for `-v`: JSON pretty-printed, text as it came. */
+function detailsOf(reply: Pick<ApiReply, 'json' | 'text'>): string | undefined {
+  if (reply.text.trim() === '') return undefined;
+  return reply.json === undefined ? reply.text : JSON.stringify(reply.json, null, 2);
+}
+
+/**
+ * The API refused a query or path parameter (FastAPI's 422 `loc: ["query", …]`, the analytics API's
+ * "Path parameter X must be …"): the command line was wrong, a usage error as if gco had found it.
+ */
+function isParameterRefusal(reply: Pick<ApiReply, 'status' | 'json'>): boolean {
+  if (reply.status !== 400 && reply.status !== 422) return false;
+  const body = isRecord(reply.json) ? reply.json : {};
+  if (Array.isArray(body.detail) && body.detail.length > 0) {
+    return body.detail.every(
+      (item) => isRecord(item) && Array.isArray(item.loc) && ['query', 'path'].includes(String(item.loc[0])),
+    );
+  }
+  const message = [body.detail, body.message, body.Message].find((m) => typeof m === 'string');
+  return typeof message === 'string' && /^(path|query(string)?) parameter\b/i.test(message);
 }
 
 function headerValue(reply: Pick<ApiReply, 'headers'>, name: string): string | undefined {
@@ -98,20 +172,32 @@ export function hintFor(
     case 502:
     case 503:
     case 504:
+      // A merged answer whose regions refused (4xx) is not an outage: their errors say what to fix.
+      if (regionStatuses(body).some((status) => status >= 400 && status < 500)) return undefined;
       return 'The platform did not answer in time or a backend is down: retry; `gco health` shows each region.';
     default:
       return undefined;
   }
 }
 
+/** The HTTP status of each region of a merged answer (`regions.<region>.status`). */
+const regionStatuses = (body: Record<string, unknown>): number[] =>
+  isRecord(body.regions)
+    ? Object.values(body.regions).flatMap((r) =>
+        isRecord(r) && typeof r.status === 'number' ? [r.status] : [],
+      )
+    : [];
+
+/** The error of an error answer: exit 2 for a refused parameter, 1 otherwise; the body as details. */
 export function apiErrorOf(
   reply: Pick<ApiReply, 'status' | 'headers' | 'json' | 'text' | 'target' | 'method' | 'path'>,
-): ApiError {
-  return new ApiError(
-    `HTTP ${reply.status} from ${reply.method} ${reply.path} (${reply.target.kind} API): ${messageOf(reply)}`,
-    hintFor(reply),
-    reply.status,
-  );
+): ApiError | UsageError {
+  const message = `HTTP ${reply.status} from ${reply.method} ${reply.path} (${reply.target.kind} API): ${messageOf(reply)}`;
+  const details = detailsOf(reply);
+  if (isParameterRefusal(reply)) {
+    return new UsageError(message, 'the API refused an option’s value: see the command’s --help', details);
+  }
+  return new ApiError(message, hintFor(reply), reply.status, details);
 }
 
 /** The reply when its status is 2xx; otherwise the ApiError that describes it. */

@@ -3,17 +3,17 @@
  * command's `--help` ends with at least one example; test/unit/cli/arguments.test.ts checks it).
  */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { CommandContext } from './context.js';
-import type { RawGlobalOptions } from './options.js';
+import type { CommandContext, GlobalFlags } from './context.js';
+import { UsageError } from './errors.js';
 
 export interface CommandKit {
   /** The run's context, from the global options as given to `cmd` (or to its parents). */
   context(cmd: CommandUnknownOpts): Promise<CommandContext>;
 }
 
-export function globalOptionsOf(cmd: CommandUnknownOpts): RawGlobalOptions {
+export function globalOptionsOf(cmd: CommandUnknownOpts): GlobalFlags {
   // Commander merges the options of the command and all its parents; the global ones are declared on
-  // the root program with exactly the RawGlobalOptions keys (program.ts).
+  // the root program with exactly the GlobalFlags keys (program.ts).
   return cmd.optsWithGlobals();
 }
 
@@ -34,3 +34,19 @@ export function withSubcommands<T extends CommandUnknownOpts>(
 
 /** The namespace jobs run in when none is given (the seed's default job namespace). */
 export const DEFAULT_JOB_NAMESPACE = 'svc-jobs';
+
+/**
+ * A resource named on the command line, bare (`train`) or as `-o name` prints it (`job/train`), as
+ * kubectl takes `TYPE/NAME` (https://kubernetes.io/docs/reference/kubectl/#resource-types); `kinds` are
+ * the spellings of the command's own kind. Names and ids never contain `/`, so a slash means a kind.
+ */
+export function bareName(arg: string, kinds: readonly string[]): string {
+  const slash = arg.indexOf('/');
+  if (slash < 0) return arg;
+  const kind = arg.slice(0, slash).toLowerCase();
+  const name = arg.slice(slash + 1);
+  if (!kinds.includes(kind) || name === '' || name.includes('/')) {
+    throw new UsageError(`"${arg}" is not a ${kinds[0] ?? 'resource'} name (NAME or ${kinds[0]}/NAME)`);
+  }
+  return name;
+}

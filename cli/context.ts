@@ -4,12 +4,18 @@
  * exit 1 on an error status, print the body.
  */
 import { apiErrorOf } from './api-errors.js';
+import { UsageError } from './errors.js';
 import { createEndpoints, type Endpoints } from './endpoints.js';
 import { ApiClient, Transport, type ApiReply, type ApiRequest } from './http.js';
 import type { CliIo } from './io.js';
 import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from './options.js';
+import { apiFormatOf, outputFormatOf, type OutputFormat } from './output-format.js';
 import { Printer, loadOutputLibraries, type View } from './output.js';
+import { compileQuery, type Query } from './query.js';
 import { VERSION } from './version.js';
+
+/** The global options as commander parses them: options.ts's, `-o` of any format, and `--query`. */
+export type GlobalFlags = Omit<RawGlobalOptions, 'output'> & { output?: string; query?: string };
 
 export class CommandContext {
   readonly out: Printer;
@@ -19,8 +25,9 @@ export class CommandContext {
   constructor(
     readonly options: GlobalOptions,
     readonly io: CliIo,
+    output: { format: OutputFormat; query?: Query } = { format: options.output },
   ) {
-    this.out = new Printer(io, options.output, options.quiet);
+    this.out = new Printer(io, output.format, options.quiet, output.query);
     this.endpoints = createEndpoints(options, io);
   }
 
@@ -86,13 +93,25 @@ export class Session {
 
   constructor(private readonly io: CliIo) {}
 
-  async contextFor(raw: RawGlobalOptions): Promise<CommandContext> {
+  async contextFor(raw: GlobalFlags): Promise<CommandContext> {
     if (this.context === undefined) {
-      const options = resolveGlobalOptions(raw, this.io.env, this.io.stdout.isTTY === true);
-      await loadOutputLibraries(options.output);
-      this.context = new CommandContext(options, this.io);
+      // The format is chosen here (output-format.ts: table on a terminal and in a pipe, as kubectl), so
+      // options.ts is handed the resolved one and never falls back to its own default.
+      const format = outputFormatOf(raw.output, this.io.env.GCO_OUTPUT);
+      const options = resolveGlobalOptions({ ...raw, output: apiFormatOf(format) }, this.io.env, true);
+      if (raw.query !== undefined && format === 'name') {
+        throw new UsageError('--query selects from the JSON answer: use it with -o table, json or yaml');
+      }
+      const query = raw.query === undefined ? undefined : await compileQuery(raw.query);
+      await loadOutputLibraries(format);
+      this.context = new CommandContext(options, this.io, { format, ...(query ? { query } : {}) });
     }
     return this.context;
+  }
+
+  /** `-v` was given: errors print their details (main.ts). */
+  get verbose(): boolean {
+    return this.context?.options.verbose === true;
   }
 
   close(): void {

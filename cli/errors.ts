@@ -8,13 +8,17 @@ export const EXIT = { ok: 0, api: 1, usage: 2, environment: 3 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** An error with a message for the user, an optional hint (what to do next) and its exit code. */
+/**
+ * An error with a message for the user (one line: the cause), an optional hint (what to do next), its
+ * exit code, and details (an API's full answer, a YAML excerpt) that only `-v` prints.
+ */
 export abstract class CliError extends PlatformError {
   abstract readonly exitCode: ExitCode;
 
   constructor(
     message: string,
     readonly hint?: string,
+    readonly details?: string,
   ) {
     super(message);
   }
@@ -30,12 +34,16 @@ export class ApiError extends CliError {
     hint?: string,
     /** HTTP status of the answer; undefined when no answer arrived (network failure). */
     readonly status?: number,
+    details?: string,
   ) {
-    super(message, hint);
+    super(message, hint, details);
   }
 }
 
-/** The command line (or an input file it names) is wrong. */
+/**
+ * The command line (or an input file it names) is wrong: found by gco, or by the API when it refuses a
+ * query or path parameter (api-errors.ts).
+ */
 export class UsageError extends CliError {
   override readonly name = 'UsageError';
   readonly exitCode = EXIT.usage;

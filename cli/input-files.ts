@@ -40,12 +40,7 @@ export async function parseDocuments(text: string, source: string): Promise<Reco
   const objects: Record<string, unknown>[] = [];
   for (const doc of parseAllDocuments(text, { prettyErrors: true })) {
     const error = doc.errors[0];
-    if (error !== undefined) {
-      const line = error.linePos?.[0].line;
-      throw new UsageError(
-        `${source}${line === undefined ? '' : `:${line}`}: ${error.message.split('\n')[0] ?? ''}`,
-      );
-    }
+    if (error !== undefined) throw yamlError(error, source);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     const items: unknown[] = Array.isArray(value)
@@ -60,6 +55,23 @@ export async function parseDocuments(text: string, source: string): Promise<Reco
     }
   }
   return objects;
+}
+
+/**
+ * A YAML syntax error as compilers report one: `file:line:column: message`. The yaml library's message
+ * ends with its own ` at line L, column C:` and an excerpt with a caret; the position moves to the front
+ * and the excerpt becomes the details (`-v`), so the line never ends in a dangling `column 1:`.
+ */
+function yamlError(
+  error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] },
+  source: string,
+) {
+  const [first = '', ...excerpt] = error.message.split('\n');
+  const message = first.replace(/ at line \d+, column \d+:?\s*$/, '').replace(/:\s*$/, '');
+  const at = error.linePos?.[0];
+  const position = at === undefined ? '' : `:${at.line}:${at.col}`;
+  const details = excerpt.join('\n').replace(/^\n+|\n+$/g, '');
+  return new UsageError(`${source}${position}: ${message}`, undefined, details === '' ? undefined : details);
 }
 
 /** Every manifest in the files, in order. */

@@ -14,7 +14,8 @@ export interface OutputStream {
 export interface CliIo {
   readonly stdout: OutputStream;
   readonly stderr: OutputStream;
-  readonly stdin: Readable;
+  /** `isTTY` when a person can answer a question on it (confirm.ts). */
+  readonly stdin: Readable & { readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
 }

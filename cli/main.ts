@@ -23,13 +23,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       .parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return report(error, io);
+    return report(error, io, session.verbose);
   } finally {
     session.close();
   }
 }
 
-function report(error: unknown, io: CliIo): number {
+/**
+ * The cause on the first line, what to do on the next, then — only with `-v` — the details (the API's
+ * whole answer, a signature error's canonical request), so the fix is never below a wall of text.
+ */
+function report(error: unknown, io: CliIo, verbose: boolean): number {
   if (error instanceof CommanderError) {
     // Commander has already written its message (and the help, when that was the outcome).
     return COMMANDER_SUCCESS.has(error.code) ? EXIT.ok : EXIT.usage;
@@ -37,6 +41,11 @@ function report(error: unknown, io: CliIo): number {
   if (error instanceof CliError) {
     io.stderr.write(`gco: ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`hint: ${error.hint}\n`);
+    if (error.details !== undefined && error.details.trim() !== '') {
+      io.stderr.write(
+        verbose ? `details:\n${error.details.replace(/^/gm, '  ').trimEnd()}\n` : '(-v prints the details)\n',
+      );
+    }
     return error.exitCode;
   }
   io.stderr.write(

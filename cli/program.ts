@@ -21,10 +21,10 @@ import {
   DEFAULT_GLOBAL_REGION,
   DEFAULT_PROJECT,
   DEFAULT_TIMEOUT_SECONDS,
-  OUTPUT_FORMATS,
   integerIn,
   regionName,
 } from './options.js';
+import { OUTPUT_FORMATS } from './output-format.js';
 import { VERSION } from './version.js';
 
 const OVERVIEW = `
@@ -34,6 +34,8 @@ Examples:
   $ gco --local jobs submit job.yaml --wait
   $ gco jobs list --all-regions                 # a deployed stage, found through CloudFormation
   $ gco --region us-east-1 queue stats
+  $ gco jobs list -o name | xargs gco jobs get      # kind/name a line, as kubectl -o name
+  $ gco jobs list --query "jobs[?status=='failed'].name"
 
 Requests go to --api-url if given, else to the local platform with --local (GCO_LOCAL=1), else to the
 stacks of --project in --global-region. Exit codes: 0 ok, 1 API error, 2 usage, 3 discovery/credentials.
@@ -74,10 +76,18 @@ export function createProgram(io: CliIo, kit: CommandKit): Command {
     .addOption(
       new Option(
         '-o, --output <format>',
-        'table (default on a terminal), json (the API’s body) or yaml',
+        'table (default, also in a pipe), wide (more columns), name (kind/name a line), json (the API’s body) or yaml',
       ).choices(OUTPUT_FORMATS),
     )
-    .addOption(new Option('-q, --quiet', 'no notes or progress; tables print identifiers only'))
+    .addOption(
+      new Option(
+        '--query <jmespath>',
+        'select from the JSON answer with a JMESPath expression (as the AWS CLI), e.g. "jobs[].name"',
+      ),
+    )
+    .addOption(
+      new Option('-q, --quiet', 'no notes or progress; print only identifiers (a create prints the new id)'),
+    )
     .addOption(new Option('-v, --verbose', 'log each request and answer on stderr'))
     .addOption(
       new Option('--timeout <seconds>', `per-request timeout (default ${DEFAULT_TIMEOUT_SECONDS})`).argParser(

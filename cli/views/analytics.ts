@@ -31,13 +31,16 @@ export const applicationListView = listView<Application>(
     ['name', (a) => a.ApplicationName],
     ['description', (a) => a.Description],
     ['created', (a) => a.CreatedAt],
+    ['updated', (a) => a.UpdatedAt, 'wide'],
   ],
   applicationId,
+  'application',
 );
 
 export const applicationView = fieldsView<Application>(
   ['ApplicationId', 'ApplicationName', 'Description', 'CreatedAt', 'UpdatedAt'],
   applicationId,
+  'application',
 );
 
 const keyId = (k: Fields<ApiKey>) => text(k.ApiKeyId);
@@ -50,8 +53,11 @@ export const apiKeyListView = listView<ApiKey>(
     ['enabled', (k) => k.Enabled],
     ['key', (k) => k.ApiKeyValue],
     ['created', (k) => k.CreatedAt],
+    ['description', (k) => k.ApiKeyDescription, 'wide'],
+    ['updated', (k) => k.UpdatedAt, 'wide'],
   ],
   keyId,
+  'apikey',
 );
 
 export const apiKeyView = fieldsView<ApiKey>(
@@ -66,10 +72,15 @@ export const apiKeyView = fieldsView<ApiKey>(
     'UpdatedAt',
   ],
   keyId,
+  'apikey',
 );
 
-/** The answer of creating a key: the full value is shown only this once, so it is what --quiet prints. */
+/**
+ * The answer of creating a key: the full value is shown only this once, so it is what --quiet prints
+ * (what `analytics send --key` takes); `-o name` still names the key by its id.
+ */
 export const createdApiKeyView: View = {
   ...apiKeyView,
   ids: (body) => [text(recordOf<ApiKey>(body).ApiKeyValue)],
+  names: (body) => [`apikey/${keyId(recordOf<ApiKey>(body))}`],
 };

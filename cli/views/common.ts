@@ -39,34 +39,36 @@ export const text = (v: unknown): string =>
 /** Text ending with exactly the newline it needs (logs). */
 export const lines = (logs: string): string => (logs === '' || logs.endsWith('\n') ? logs : `${logs}\n`);
 
-/** `namespace/name`: how a namespaced resource is named on the command line. */
-export const namespacedName = (row: Fields<{ namespace: string; name: string | null }>): string =>
-  `${text(row.namespace)}/${text(row.name)}`;
-
 /** How a view of an answer of type `T` renders it and names what it holds (see View). */
 interface TypedView<T> {
   render: (body: Fields<T>) => string | undefined;
   ids?: (body: Fields<T>) => string[];
+  kind?: string;
+  names?: (body: Fields<T>) => string[];
 }
 
-/** A view of an answer of type `T`: render and ids read its fields. */
-export function viewOf<T extends object>({ render, ids }: TypedView<T>): View {
+/** A view of an answer of type `T`: render, ids and names read its fields. */
+export function viewOf<T extends object>({ render, ids, kind, names }: TypedView<T>): View {
   return {
     render: (body) => render(recordOf<T>(body)),
     ...(ids !== undefined ? { ids: (body: unknown) => ids(recordOf<T>(body)) } : {}),
+    ...(kind !== undefined ? { kind } : {}),
+    ...(names !== undefined ? { names: (body: unknown) => names(recordOf<T>(body)) } : {}),
   };
 }
 
-/** The list under `key` of the answer as a table. */
+/** The list under `key` of the answer as a table; `kind` for `-o name` (`kind/id` of each row). */
 export function listView<Row extends object>(
   key: string,
   columns: readonly Column<Fields<Row>>[],
   id: (row: Fields<Row>) => string,
+  kind?: string,
 ): View {
   const rows = (body: unknown) => rowsOf<Row>(recordOf<Record<string, unknown>>(body)[key]);
   return {
     render: (body) => renderTable(rows(body), columns),
     ids: (body) => rows(body).map(id),
+    ...(kind !== undefined ? { kind } : {}),
   };
 }
 
@@ -74,10 +76,12 @@ export function listView<Row extends object>(
 export function fieldsView<T extends object>(
   fields: readonly (keyof T & string)[],
   id: (body: Fields<T>) => string,
+  kind?: string,
 ): View {
   return viewOf<T>({
     render: (body) => renderFields(fields.map((f) => [f, body[f]] as const)),
     ids: (body) => [id(body)],
+    ...(kind !== undefined ? { kind } : {}),
   });
 }
 
@@ -86,6 +90,7 @@ type Deleted = Pick<WebhookDeleted, 'webhook_id'> &
   Pick<JobDeleted | ResourceDeleted | TemplateDeleted, 'name'> &
   Pick<QueuedJob, 'job_id'>;
 
+/** What a delete answers, when the kind is not known (`-o name` is then refused). */
 export const deletedView: View = {
   render: (body) => (isRecord(body) ? renderFields(Object.entries(body)) : `${text(body)}\n`),
   ids: (body) => {
@@ -94,3 +99,6 @@ export const deletedView: View = {
     return [text(deleted.webhook_id ?? deleted.name ?? deleted.job_id)];
   },
 };
+
+/** What a delete answers, with the kind of what was deleted for `-o name`. */
+export const deletedViewOf = (kind: string): View => ({ ...deletedView, kind });

@@ -23,6 +23,7 @@ export const costReportListView = listView<ListedReport>(
     ['generated', (r) => r.generated_at],
   ],
   (r) => text(r.report_id),
+  'costreport',
 );
 
 export const costReportView = viewOf<CostReport>({
@@ -41,4 +42,5 @@ export const costReportView = viewOf<CostReport>({
     ])}`;
   },
   ids: (r) => [text(r.report_id)],
+  kind: 'costreport',
 });

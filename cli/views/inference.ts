@@ -22,6 +22,9 @@ export interface EndpointView {
 
 const endpointName = (e: Fields<EndpointView>) => text(e.name);
 
+/** What `-o name` calls an inference endpoint. */
+const ENDPOINT_KIND = 'endpoint';
+
 /** `image (weight%)` of a canary, or nothing. */
 const canaryOf = (spec: Fields<EndpointSpec>): string | undefined => {
   const canary = recordOf<NonNullable<EndpointSpec['canary']>>(spec.canary);
@@ -48,6 +51,7 @@ export const endpointListView = listView<EndpointView>(
     ['generation', (e) => e.generation],
   ],
   endpointName,
+  ENDPOINT_KIND,
 );
 
 type RegionRow = Fields<EndpointRegionStatus> & { region: string };
@@ -90,4 +94,5 @@ export const endpointView = viewOf<EndpointView>({
     return rows.length === 0 ? fields : `${fields}\n${renderTable(rows, REGION_COLUMNS)}`;
   },
   ids: (e) => [endpointName(e)],
+  kind: ENDPOINT_KIND,
 });

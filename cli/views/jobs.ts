@@ -14,19 +14,15 @@ import type {
   ResourceResult,
   ValidationReport,
 } from '../../contracts/api/manifest-processor.js';
+import { requestViolations } from '../api-errors.js';
 import type { View } from '../output.js';
 import { renderTable, type Column } from '../table.js';
-import {
-  fieldsView,
-  lines,
-  listView,
-  namespacedName,
-  recordOf,
-  rowsOf,
-  text,
-  viewOf,
-  type Fields,
-} from './common.js';
+import { fieldsView, lines, listView, recordOf, rowsOf, text, viewOf, type Fields } from './common.js';
+
+/** What `-o name` calls a Job (kubectl prints `job.batch/NAME`; gco's commands take `job/NAME`). */
+export const JOB_KIND = 'job';
+
+const jobName = (j: Fields<Job>) => text(j.name);
 
 /** A job, tagged with its region in the global API's merged list. */
 type Job = JobView & Partial<Pick<GlobalJobList['jobs'][number], 'region'>>;
@@ -57,6 +53,10 @@ const JOB_COLUMNS: readonly Column<Fields<Job>>[] = [
   ['succeeded', (j) => j.succeeded],
   ['failed', (j) => j.failed],
   ['created', (j) => j.created_at],
+  ['started', (j) => j.started_at, 'wide'],
+  ['completed', (j) => j.completed_at, 'wide'],
+  ['images', (j) => j.images, 'wide'],
+  ['uid', (j) => j.uid, 'wide'],
 ];
 
 /** A regional list, or the global API's merged one (rows with `region`, and `failed_regions`). */
@@ -71,7 +71,8 @@ export const jobListView = viewOf<JobList & Partial<Pick<GlobalJobList, 'failed_
     const more = b.has_more === true ? `(${jobs.length} of ${text(b.total)}; more with --offset)\n` : '';
     return table + more + failed;
   },
-  ids: (b) => rowsOf<Job>(b.jobs).map(namespacedName),
+  ids: (b) => rowsOf<Job>(b.jobs).map(jobName),
+  kind: JOB_KIND,
 });
 
 export const jobView = fieldsView<Job>(
@@ -89,22 +90,40 @@ export const jobView = fieldsView<Job>(
     'failed',
     'images',
   ],
-  namespacedName,
+  jobName,
+  JOB_KIND,
 );
 
 export const createdJobView = viewOf<CreatedJob>({
   render: (b) => jobView.render?.(b.job),
-  ids: (b) => [namespacedName(recordOf<Job>(b.job))],
+  ids: (b) => [jobName(recordOf<Job>(b.job))],
+  kind: JOB_KIND,
 });
+
+/**
+ * What a dry run or a validation reports for a resource the server says it `created`/`updated`: nothing
+ * was created, so the table says what would happen (kubectl prints `job.batch/x created (server dry
+ * run)`, https://kubernetes.io/docs/reference/kubectl/generated/kubectl_apply/).
+ */
+function statusOf(report: Fields<SubmissionReport>, status: unknown): unknown {
+  if (status !== 'created' && status !== 'updated' && status !== 'unchanged') return status;
+  if (report.valid !== undefined) return 'valid';
+  return report.dry_run === true && status !== 'unchanged' ? `would ${status.slice(0, -1)}` : status;
+}
+
+/** `kind/name` of a reported resource, for `-o name` (`job/train`, `configmap/settings`). */
+const resourceName = (r: Fields<ResourceResult>) => `${text(r.kind).toLowerCase()}/${text(r.name)}`;
 
 export const submissionView = viewOf<SubmissionReport>({
   render(b) {
+    const requestLevel = requestViolations(b);
     const table = renderTable(rowsOf<ResourceResult>(b.resources), [
       ['kind', (r) => r.kind],
       ['namespace', (r) => r.namespace],
       ['name', (r) => r.name],
-      ['status', (r) => r.status],
-      ['message', (r) => r.message],
+      ['status', (r) => statusOf(b, r.status)],
+      // A resource skipped because the request itself was refused (its namespace) shows that reason.
+      ['message', (r) => r.message ?? (r.status === 'skipped' ? requestLevel.join('; ') : undefined)],
     ]);
     const verdict =
       b.valid === true
@@ -116,7 +135,8 @@ export const submissionView = viewOf<SubmissionReport>({
             : '';
     return table + verdict;
   },
-  ids: (b) => rowsOf<ResourceResult>(b.resources).map(namespacedName),
+  ids: (b) => rowsOf<ResourceResult>(b.resources).map((r) => text(r.name)),
+  names: (b) => rowsOf<ResourceResult>(b.resources).map(resourceName),
 });
 
 const objectName = (o: Fields<JobEvent['object']>) => `${text(o.kind)}/${text(o.name)}`;
@@ -143,8 +163,12 @@ export const jobPodsView = listView<JobPods['pods'][number]>(
     ['zone', (p) => p.zone],
     ['capacity', (p) => p.capacity_type],
     ['started', (p) => p.started_at],
+    ['ip', (p) => p.pod_ip, 'wide'],
+    ['architecture', (p) => p.architecture, 'wide'],
+    ['gpus', (p) => p.node_gpus, 'wide'],
   ],
   (p) => text(p.name),
+  'pod',
 );
 
 /** Logs of every pod: the text, with a header per pod when there are several. */
@@ -199,5 +223,6 @@ export const bulkDeleteView = viewOf<BulkDeleteResult | GlobalBulkDelete>({
     const verb = b.dry_run === true ? 'would delete (dry run)' : 'deleted';
     return `${table}matched: ${text(b.matched)}, ${verb}: ${text(b.dry_run === true ? b.matched : b.deleted)}, failed: ${text(b.failed)}\n`;
   },
-  ids: (b) => rowsOf<BulkDeleteRow>(b.jobs).map(namespacedName),
+  ids: (b) => rowsOf<BulkDeleteRow>(b.jobs).map((j) => text(j.name)),
+  kind: JOB_KIND,
 });

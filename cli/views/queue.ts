@@ -10,6 +10,9 @@ import { fieldsView, recordOf, rowsOf, text, viewOf, type Fields } from './commo
 
 const queueId = (j: Fields<QueuedJobSummary>) => text(j.job_id);
 
+/** What `-o name` calls a job of the queue (`queuedjob/ID`; the queue commands take the bare ID too). */
+const QUEUED_JOB_KIND = 'queuedjob';
+
 export const queueListView = viewOf<QueuedJobList>({
   render(b) {
     const table = renderTable(
@@ -28,6 +31,7 @@ export const queueListView = viewOf<QueuedJobList>({
     return table + (typeof b.next_cursor === 'string' ? `more: --cursor ${b.next_cursor}\n` : '');
   },
   ids: (b) => rowsOf<QueuedJobSummary>(b.jobs).map(queueId),
+  kind: QUEUED_JOB_KIND,
 });
 
 /** One queued job (GET) or a submission's answer, which adds `idempotent_replay`. */
@@ -48,6 +52,7 @@ export const queuedJobView = fieldsView<QueuedJobSubmitted>(
     'updated_at',
   ],
   queueId,
+  QUEUED_JOB_KIND,
 );
 
 /** A row of the stats table: the region and its count per state. */

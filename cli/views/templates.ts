@@ -11,11 +11,14 @@ export const templateListView = listView<Template>(
     ['description', (t) => t.description],
     ['placeholders', (t) => t.placeholders],
     ['created', (t) => t.created_at],
+    ['updated', (t) => t.updated_at, 'wide'],
   ],
   templateName,
+  'template',
 );
 
 export const templateView = fieldsView<Template>(
   ['name', 'description', 'placeholders', 'parameters', 'created_at', 'updated_at'],
   templateName,
+  'template',
 );

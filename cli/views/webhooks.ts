@@ -15,9 +15,11 @@ export const webhookListView = listView<Webhook>(
     ['created', (w) => w.created_at],
   ],
   webhookId,
+  'webhook',
 );
 
 export const webhookView = fieldsView<Webhook>(
   ['webhook_id', 'url', 'events', 'namespace', 'has_secret', 'created_at'],
   webhookId,
+  'webhook',
 );

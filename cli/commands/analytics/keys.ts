@@ -5,7 +5,7 @@ import type { CommandContext } from '../../context.js';
 import type { ApiRequest } from '../../http.js';
 import type { View } from '../../output.js';
 import { apiKeyListView, apiKeyView, createdApiKeyView } from '../../views/analytics.js';
-import { deletedView } from '../../views/common.js';
+import { deletedViewOf } from '../../views/common.js';
 import { appPath, nameAndDescription } from './common.js';
 
 const CACHED = '(the authorizer may cache the old decision up to its TTL)';
@@ -22,7 +22,7 @@ export function keysCommand(kit: CommandKit): CommandUnknownOpts {
       onKey(kit, 'get', 'show a key (value masked)', { method: 'GET' }, apiKeyView),
       onKey(kit, 'enable', `enable a key ${CACHED}`, { method: 'PUT', body: { Enabled: true } }),
       onKey(kit, 'disable', `disable a key ${CACHED}`, { method: 'PUT', body: { Enabled: false } }),
-      onKey(kit, 'delete', 'delete a key', { method: 'DELETE' }, deletedView),
+      onKey(kit, 'delete', 'delete a key', { method: 'DELETE' }, deletedViewOf('apikey')),
     ],
   );
 }

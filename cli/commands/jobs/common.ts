@@ -3,7 +3,7 @@
  * queue submit): job paths, the common options, the aggregate client and waiting for jobs.
  */
 import { Option } from '@commander-js/extra-typings';
-import { DEFAULT_JOB_NAMESPACE } from '../../command-kit.js';
+import { DEFAULT_JOB_NAMESPACE, bareName } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { pathOf, type ApiClient } from '../../http.js';
@@ -25,6 +25,9 @@ export interface JobRef {
 
 export const jobPath = (namespace: string, name: string, ...rest: string[]) =>
   pathOf('api', 'v1', 'jobs', namespace, name, ...rest);
+
+/** A job name as given: `train`, or `job/train` / `job.batch/train` as `-o name` prints it. */
+export const jobNameOf = (arg: string) => bareName(arg, ['job', 'jobs', 'job.batch']);
 
 export const namespaceOption = (description = 'namespace of the job') =>
   new Option('-n, --namespace <namespace>', description).default(DEFAULT_JOB_NAMESPACE);

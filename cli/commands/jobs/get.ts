@@ -1,14 +1,16 @@
 /**
- * `gco jobs get|events|pods|metrics`: one job, or one of its sub-resources
+ * `gco jobs get|events|pods|metrics`: jobs, or one of their sub-resources
  * (GET /api/v1/jobs/{namespace}/{name}[/events|/pods|/metrics]). The four verbs differ only in the path
- * suffix and the view, so they are one definition each in a table.
+ * suffix and the view, so they are one definition each in a table. Each takes several names (`NAME` or
+ * `job/NAME`, so `gco jobs list -o name | xargs gco jobs get` works), as `kubectl get` does.
  */
 import { Command } from '@commander-js/extra-typings';
+import { apiErrorOf } from '../../api-errors.js';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import type { View } from '../../output.js';
-import { jobEventsView, jobMetricsView, jobPodsView, jobView } from '../../views/jobs.js';
-import { jobPath, namespaceOption, type JobRef } from './common.js';
+import { jobEventsView, jobListView, jobMetricsView, jobPodsView, jobView } from '../../views/jobs.js';
+import { jobNameOf, jobPath, namespaceOption } from './common.js';
 
 interface JobResource {
   verb: string;
@@ -25,7 +27,7 @@ const JOB_RESOURCES: readonly JobResource[] = [
     description: 'show a job, with where its pods run',
     suffix: [],
     view: jobView,
-    example: 'gco jobs get train -n svc-jobs -o yaml',
+    example: 'gco jobs list -o name | xargs gco jobs get',
   },
   {
     verb: 'events',
@@ -56,9 +58,11 @@ export function getCommands(kit: CommandKit) {
     examples(
       new Command(resource.verb)
         .description(resource.description)
-        .argument('<name>', 'job name')
+        .argument('<names...>', 'job names (NAME or job/NAME)')
         .addOption(namespaceOption())
-        .action(async (name, opts, cmd) => runGet(resource, { ...opts, name }, await kit.context(cmd))),
+        .action(async (names, opts, cmd) =>
+          runGet(resource, { ...opts, names: names.map(jobNameOf) }, await kit.context(cmd)),
+        ),
       resource.example,
     ),
   );
@@ -66,12 +70,23 @@ export function getCommands(kit: CommandKit) {
 
 async function runGet(
   resource: Pick<JobResource, 'suffix' | 'view'>,
-  job: JobRef,
+  jobs: { namespace: string; names: string[] },
   ctx: CommandContext,
 ): Promise<void> {
-  await ctx.call(
-    await ctx.control(),
-    { method: 'GET', path: jobPath(job.namespace, job.name, ...resource.suffix) },
-    resource.view,
-  );
+  const client = await ctx.control();
+  const replies = [];
+  for (const name of jobs.names) {
+    replies.push(
+      await client.send({ method: 'GET', path: jobPath(jobs.namespace, name, ...resource.suffix) }),
+    );
+  }
+  // As kubectl get: what was found is printed, then the first failure ends the run with its error.
+  const found = replies.filter((r) => r.status === 200);
+  if (resource.suffix.length === 0) {
+    ctx.out.replies(found, resource.view, { view: jobListView, of: (bodies) => ({ jobs: bodies }) });
+  } else {
+    for (const reply of found) ctx.out.reply(reply, resource.view);
+  }
+  const failed = replies.find((r) => r.status !== 200);
+  if (failed !== undefined) throw apiErrorOf(failed);
 }

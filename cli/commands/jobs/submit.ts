@@ -1,12 +1,11 @@
 /** `gco jobs submit`: manifests submitted as one request (POST /api/v1/manifests), optionally waited for. */
 import { Command, Option } from '@commander-js/extra-typings';
-import { apiErrorOf } from '../../api-errors.js';
+import { apiErrorOf, reportRefusals } from '../../api-errors.js';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { readManifests } from '../../input-files.js';
-import type { ResourceResult } from '../../../contracts/api/manifest-processor.js';
-import { recordOf, rowsOf, text } from '../../views/common.js';
+import { recordOf } from '../../views/common.js';
 import { submissionView, type SubmissionReport } from '../../views/jobs.js';
 import { appliedJobs, namespaceOption, waitForJobs, waitTimeoutOption } from './common.js';
 
@@ -25,7 +24,12 @@ export function submitCommand(kit: CommandKit) {
       .description('submit manifests (YAML or JSON, several documents per file) as one request')
       .argument('<files...>', 'manifest files; - reads stdin')
       .addOption(namespaceOption('namespace of manifests that name none'))
-      .addOption(new Option('--dry-run', 'check everything (policy and cluster dry run), apply nothing'))
+      .addOption(
+        new Option(
+          '--dry-run',
+          'check everything (policy and cluster dry run), apply nothing: reports "would create"',
+        ),
+      )
       .addOption(
         new Option('--validate-only', 'validate only (POST /api/v1/manifests/validate)').conflicts('dryRun'),
       )
@@ -64,16 +68,14 @@ async function runSubmit(options: SubmitOptions, ctx: CommandContext): Promise<v
   // reaches stderr in every output format, not only in the table.
   if (reply.status !== 200) {
     if (!isReport) throw apiErrorOf(reply);
-    throw new ApiError(`Not applied (HTTP ${reply.status}):\n${refusals(report)}`, undefined, reply.status);
+    throw new ApiError(`Not applied (HTTP ${reply.status}): ${refusals(report)}`, undefined, reply.status);
   }
-  if (report.valid === false) throw new ApiError(`The manifests are not valid:\n${refusals(report)}`);
+  if (report.valid === false) throw new ApiError(`The manifests are not valid: ${refusals(report)}`);
   if (options.wait === true) await waitForJobs(ctx, client, appliedJobs(report), options.waitTimeout);
 }
 
-/** One line per failed resource: `Job/train: unknown field "spec.backofLimit": …`. */
-function refusals(report: Partial<SubmissionReport>): string {
-  return rowsOf<ResourceResult>(report.resources)
-    .filter((r) => r.status === 'failed')
-    .map((r) => `  ${text(r.kind)}/${text(r.name)}: ${text(r.message)}`)
-    .join('\n');
-}
+/**
+ * What was refused, on one line: the request's own refusal (a namespace that is not allowed) and each
+ * failed resource (`Job/train: unknown field "spec.backofLimit": …`).
+ */
+const refusals = (report: Record<string, unknown>): string => reportRefusals(report).join('; ');

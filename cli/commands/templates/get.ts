@@ -6,7 +6,7 @@ import { Command } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import type { View } from '../../output.js';
-import { deletedView } from '../../views/common.js';
+import { deletedViewOf } from '../../views/common.js';
 import { templateView } from '../../views/templates.js';
 import { templatePath } from './common.js';
 
@@ -30,7 +30,7 @@ const TEMPLATE_VERBS: readonly TemplateVerb[] = [
     verb: 'delete',
     description: 'delete a template (jobs made from it stay)',
     method: 'DELETE',
-    view: deletedView,
+    view: deletedViewOf('template'),
     example: 'gco templates delete train',
   },
 ];

@@ -115,7 +115,7 @@ test('a disabled key is refused at once (exit 1, with why); enabled again it sen
     (jsonLines(await run(['analytics', 'keys', 'get', app.ApplicationId, key.ApiKeyId]))[0] as Json)
       .ApiKeyValue,
   ).toMatch(/…/);
-  expect((await run(['analytics', 'apps', 'delete', app.ApplicationId])).code).toBe(0);
+  expect((await run(['analytics', 'apps', 'delete', app.ApplicationId, '--yes'])).code).toBe(0);
   const gone = await edge.analytics({
     path: `/applications/${String(app.ApplicationId)}/authorizations/${String(key.ApiKeyId)}`,
   });

@@ -263,7 +263,7 @@ test('webhooks: create, list, delete', async () => {
   expect((await single(['webhooks', 'list'])).webhooks.map((w: Json) => w.webhook_id)).toContain(
     created.webhook_id,
   );
-  await single(['webhooks', 'delete', String(created.webhook_id)]);
+  await single(['webhooks', 'delete', String(created.webhook_id), '--yes']);
   const left = await edge.global({ path: '/api/v1/webhooks' });
   expect(left.json.webhooks.map((w: Json) => w.webhook_id)).not.toContain(created.webhook_id);
 });

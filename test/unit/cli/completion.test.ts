@@ -40,7 +40,7 @@ test('options of the command, and the global ones', () => {
 });
 
 test('values of options with choices', () => {
-  expect(complete('-o', '')).toEqual(['table', 'json', 'yaml']);
+  expect(complete('-o', '')).toEqual(['table', 'json', 'yaml', 'wide', 'name']);
   expect(complete('jobs', 'list', '--status', 'su')).toEqual(['succeeded']);
   expect(complete('queue', 'list', '--status', 'c')).toEqual(['claimed', 'cancelled']);
 });

@@ -37,7 +37,8 @@ describe('manifest files', () => {
   test('malformed YAML is a usage error naming the file and line', async () => {
     await expect(parseDocuments('a: 1\nb: [unclosed\n', 'job.yaml')).rejects.toMatchObject({
       exitCode: 2,
-      message: expect.stringMatching(/^job\.yaml:\d+: /),
+      // file:line:column first; the library's trailing "at line L, column C:" and excerpt are gone.
+      message: expect.stringMatching(/^job\.yaml:\d+:\d+: [^\n]*[^:\n]$/),
     });
     await expect(parseDocuments('- 1\n- 2\n', 'list.yaml')).rejects.toMatchObject({ exitCode: 2 });
   });

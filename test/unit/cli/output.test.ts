@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { apiErrorOf, hintFor, messageOf } from '../../../cli/api-errors.js';
 import type { ApiTarget } from '../../../cli/endpoints.js';
 import type { CliIo } from '../../../cli/io.js';
-import type { OutputFormat } from '../../../cli/options.js';
+import type { OutputFormat } from '../../../cli/output-format.js';
 import { Printer, loadOutputLibraries } from '../../../cli/output.js';
+import { compileQuery, queryLines } from '../../../cli/query.js';
 import { cellText, renderTable } from '../../../cli/table.js';
 import { bulkDeleteView, jobListView, jobLogsView, submissionView } from '../../../cli/views/jobs.js';
 import { globalHealthView } from '../../../cli/views/platform.js';
@@ -86,7 +87,7 @@ describe('formats', () => {
     p.reply(reply(JOBS), jobListView);
     p.info('a note');
     p.warn('a warning');
-    expect(out.stdout).toBe('svc-jobs/train\nteam-a/eval\n');
+    expect(out.stdout).toBe('train\neval\n');
     expect(out.stderr).toBe('a warning\n');
   });
 
@@ -298,10 +299,125 @@ describe('errors as users read them', () => {
 
   test('the error line names the status, the route and the API', () => {
     const error = apiErrorOf(answer(409, { detail: 'already exists' }));
-    expect([error.message, error.exitCode, error.status]).toEqual([
+    expect([error.message, error.exitCode, 'status' in error ? error.status : undefined]).toEqual([
       'HTTP 409 from GET /api/v1/jobs (global API): already exists',
       1,
       409,
     ]);
+  });
+});
+
+describe('-o name, -o wide and --query', () => {
+  test('name: kind/name of each resource; an answer that names none is a usage error', () => {
+    const { out, printer: p } = printer('name');
+    p.reply(reply(JOBS), jobListView);
+    expect(out.stdout).toBe('job/train\njob/eval\n');
+    expect(() => p.reply(reply('{"logs":"x"}'), jobLogsView)).toThrow(
+      expect.objectContaining({ exitCode: 2 }),
+    );
+  });
+
+  test('name of a manifest report: each resource with its own kind', () => {
+    const { out, printer: p } = printer('name');
+    const report = {
+      resources: [
+        { kind: 'Job', name: 'a' },
+        { kind: 'ConfigMap', name: 'b' },
+      ],
+    };
+    p.value(report, submissionView);
+    expect(out.stdout).toBe('job/a\nconfigmap/b\n');
+  });
+
+  test('wide: the extra columns; table: without them', () => {
+    const wide = printer('wide');
+    wide.printer.reply(reply(JOBS), jobListView);
+    expect(wide.out.stdout.split('\n')[0]).toMatch(/CREATED\s+STARTED\s+COMPLETED\s+IMAGES\s+UID$/);
+    const table = printer('table');
+    table.printer.reply(reply(JOBS), jobListView);
+    expect(table.out.stdout.split('\n')[0]).toMatch(/CREATED$/);
+  });
+
+  test('query: text lines in the table formats, the selection as JSON with -o json', async () => {
+    const query = await compileQuery('jobs[].[name, status]');
+    const out = { stdout: '' };
+    const io: CliIo = {
+      stdout: { write: (c) => ((out.stdout += String(c)), true) },
+      stderr: { write: () => true },
+      stdin: process.stdin,
+      env: {},
+      cwd: '.',
+    };
+    new Printer(io, 'table', false, query).reply(reply(JOBS), jobListView);
+    new Printer(io, 'json', false, query).reply(reply(JOBS), jobListView);
+    expect(out.stdout).toBe('train\trunning\neval\tsucceeded\n[["train","running"],["eval","succeeded"]]\n');
+  });
+
+  test('query: a syntax error or a bad function call is a usage error', async () => {
+    await expect(compileQuery('jobs[')).rejects.toMatchObject({ exitCode: 2 });
+    const badCall = await compileQuery('abs(jobs, jobs)');
+    expect(() => badCall({ jobs: [] })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  test('queryLines: scalars as themselves, null as nothing, objects left to YAML', () => {
+    expect([queryLines('x'), queryLines(3), queryLines(null), queryLines({ a: 1 })]).toEqual([
+      'x\n',
+      '3\n',
+      '',
+      undefined,
+    ]);
+    expect(queryLines(['a', { b: 1 }, [1, true]])).toBe('a\n{"b":1}\n1\ttrue\n');
+  });
+});
+
+describe('errors lead with the cause', () => {
+  const target: ApiTarget = { kind: 'global', url: 'http://127.0.0.1:1/prod', region: 'us-east-2' };
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    headers,
+    text: JSON.stringify(body),
+    json: body,
+    target,
+    method: 'GET' as const,
+    path: '/api/v1/jobs',
+  });
+
+  test('a signature error: its first line; the canonical request only in the details', () => {
+    const text =
+      'The request signature we calculated does not match.\n\nThe Canonical String for this request should have been\n...';
+    const error = apiErrorOf(
+      answer(403, { message: text }, { 'x-amzn-errortype': 'InvalidSignatureException' }),
+    );
+    expect(error.message).toBe(
+      'HTTP 403 from GET /api/v1/jobs (global API): The request signature we calculated does not match.',
+    );
+    expect(error.details).toContain('Canonical String');
+  });
+
+  test('a refused query parameter is a usage error; a refused body field is not', () => {
+    const sort = { detail: [{ loc: ['query', 'sort'], msg: 'String should match pattern' }] };
+    expect(apiErrorOf(answer(422, sort)).exitCode).toBe(2);
+    const body = { detail: [{ loc: ['body', 'url'], msg: 'bad url' }] };
+    expect(apiErrorOf(answer(422, body)).exitCode).toBe(1);
+  });
+
+  test('a refused template run: the failed resource and its reason, not the JSON body', () => {
+    const report = {
+      resources: [
+        { kind: 'Job', name: 'abc', status: 'failed', message: 'privileged containers are refused' },
+      ],
+      violations: [],
+    };
+    expect(messageOf(answer(400, report))).toBe('Job/abc: privileged containers are refused');
+  });
+
+  test('a merged answer of refusing regions: each region’s error, no outage hint', () => {
+    const merged = {
+      message: 'No region answered successfully',
+      regions: { 'us-east-1': { status: 403, error: 'HTTP 403: Namespace kube-system is not allowed' } },
+    };
+    const error = apiErrorOf(answer(502, merged));
+    expect(error.message).toMatch(/us-east-1: HTTP 403: Namespace kube-system is not allowed$/);
+    expect(error.hint).toBeUndefined();
   });
 });
