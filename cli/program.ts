@@ -21,7 +21,7 @@ import {
   DEFAULT_GLOBAL_REGION,
   DEFAULT_PROJECT,
   DEFAULT_TIMEOUT_SECONDS,
-  integerIn,
+  durationIn,
   regionName,
 } from './options.js';
 import { OUTPUT_FORMATS } from './output-format.js';
@@ -90,9 +90,10 @@ export function createProgram(io: CliIo, kit: CommandKit): Command {
     )
     .addOption(new Option('-v, --verbose', 'log each request and answer on stderr'))
     .addOption(
-      new Option('--timeout <seconds>', `per-request timeout (default ${DEFAULT_TIMEOUT_SECONDS})`).argParser(
-        integerIn(1, 3600),
-      ),
+      new Option(
+        '--timeout <duration>',
+        `per-request timeout, e.g. 30s or 2m (default ${DEFAULT_TIMEOUT_SECONDS}s)`,
+      ).argParser(durationIn(1, 3600)),
     )
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .configureOutput({

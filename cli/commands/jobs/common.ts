@@ -8,7 +8,7 @@ import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { pathOf, type ApiClient } from '../../http.js';
 import { FINAL_JOB_STATES, waitAndReport } from '../../job-wait.js';
-import { integerIn } from '../../options.js';
+import { waitTimeoutOption as durationWaitTimeoutOption } from '../../options.js';
 import { recordOf, rowsOf } from '../../views/common.js';
 import { jobView, type CreatedJob, type SubmissionReport } from '../../views/jobs.js';
 
@@ -32,10 +32,8 @@ export const jobNameOf = (arg: string) => bareName(arg, ['job', 'jobs', 'job.bat
 export const namespaceOption = (description = 'namespace of the job') =>
   new Option('-n, --namespace <namespace>', description).default(DEFAULT_JOB_NAMESPACE);
 
-export const waitTimeoutOption = () =>
-  new Option('--wait-timeout <seconds>', 'give up waiting after this long (exit 1)')
-    .argParser(integerIn(1, 7 * 24 * 3600))
-    .default(DEFAULT_WAIT_SECONDS);
+/** `--wait-timeout` of the job commands: a duration (`90s`, `30m`, `2h`), as every other wait takes. */
+export const waitTimeoutOption = () => durationWaitTimeoutOption(DEFAULT_WAIT_SECONDS, 7 * 24 * 3600);
 
 /** The client of one region, or of the global API's aggregate routes with `--all-regions`. */
 export async function jobsClient(ctx: CommandContext, allRegions: boolean | undefined): Promise<ApiClient> {
