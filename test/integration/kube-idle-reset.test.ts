@@ -11,6 +11,8 @@ import net from 'node:net';
 
 import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 
+import { KubeJobDispatcher, QUEUE_JOB_LABEL } from '../../cluster/manifest-processor/src/queue/index.js';
+import { enqueuedJob } from '../../cluster/manifest-processor/src/queue/submission.js';
 import { destroyKubeAgents } from '../../cluster/shared/kube-pool.js';
 import { StrictObjectApi } from '../../cluster/shared/strict-objects.js';
 import type { KubeApiSimulator } from '../../local/kube-api-simulator/index.js';
@@ -174,6 +176,37 @@ describe.each<CloseWith>(['fin', 'rst'])(
       ).rejects.toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) as unknown });
       expect(front?.closed).toBe(1);
       expect(front?.connections).toBe(1);
+    });
+
+    test("the queue dispatcher's create is resent once: its own name makes it safe", async () => {
+      const url = await startFront({ closeIdle: true, closeWith });
+      const dispatcher = new KubeJobDispatcher(kubeConfigFor(url));
+      const queued = (id: string) =>
+        enqueuedJob(
+          {
+            job_id: id,
+            target_region: 'us-east-1',
+            namespace: NS,
+            priority: 0,
+            labels: null,
+            manifest: { ...job(`queued-${closeWith}`) },
+            max_spot_price: null,
+            spot_instance_type: null,
+            idempotency_key: null,
+            request_hash: 'test',
+          },
+          new Date().toISOString(),
+        );
+      const digit = closeWith === 'fin' ? 1 : 2;
+      await dispatcher.apply(queued(`00000000-0000-4000-8000-00000000000${digit}`));
+      await pause(PAUSE_MS);
+      const id = `10000000-0000-4000-8000-00000000000${digit}`;
+      const ref = await dispatcher.apply(queued(id));
+      expect(front?.closed).toBe(1);
+      const created = sim
+        .list('batch/v1', 'Job', NS)
+        .filter((j) => (j.metadata.labels as Record<string, string> | undefined)?.[QUEUE_JOB_LABEL] === id);
+      expect(created.map((j) => j.metadata.uid)).toEqual([ref.uid]);
     });
   },
 );
