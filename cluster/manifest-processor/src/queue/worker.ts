@@ -170,6 +170,15 @@ export class QueueWorker {
     this.loop.start();
   }
 
+  /**
+   * A job was queued for `region`: when that is this worker's region and the continuous loop runs, its
+   * next pass starts now instead of after the poll interval (the interval stays the pace when nothing
+   * says work arrived, e.g. jobs queued through another region's processor).
+   */
+  queued(region: string): void {
+    if (region === this.region) this.loop.wake();
+  }
+
   /** Stops the loop after its current window and cancels lease renewals still scheduled. */
   async stop(): Promise<void> {
     this.stopping = true;
