@@ -55,7 +55,7 @@ function parsedBody(body: string | undefined): unknown {
 }
 
 /** Whether sending the request a second time cannot change more than sending it once. */
-export function idempotentKubeRequest(method: string, url: URL, body: string | undefined): boolean {
+function idempotentKubeRequest(method: string, url: URL, body: string | undefined): boolean {
   if (SAFE_METHODS.has(method)) return true;
   if (url.searchParams.has('dryRun')) return true;
   const parsed = parsedBody(body);
