@@ -133,6 +133,8 @@ export class QueueWorker {
   private readonly concurrency: number;
   /** Set by stop(): a drain opens no further window. */
   private stopping = false;
+  /** performance.now() of the continuous loop's latest reap and sync. */
+  private housekeptAt = -Infinity;
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -196,12 +198,19 @@ export class QueueWorker {
   }
 
   /**
-   * One pass of the continuous loop: reap and sync, then windows back to back for at most one poll
-   * interval (so reaping and status sync keep their pace during a long drain). True when work is left.
+   * One pass of the continuous loop: reap and sync (at most once per poll interval), then windows back
+   * to back for at most one poll interval (so reaping and status sync keep their pace during a long
+   * drain). Passes woken by submissions (queued()) can follow each other closely; reading every active
+   * job again at each of them would make a drain cost grow with the square of its size. True when work
+   * is left.
    */
   private async drainPass(): Promise<boolean> {
     const result = emptyResult(this.region, this.workerId);
-    await this.housekeeping(result);
+    const started = performance.now();
+    if (started - this.housekeptAt >= this.opts.pollIntervalMs) {
+      this.housekeptAt = started;
+      await this.housekeeping(result);
+    }
     const until = performance.now() + this.opts.pollIntervalMs;
     return this.dispatch({ maxClaims: Infinity, window: this.opts.batchSize, until }, result);
   }
