@@ -133,7 +133,7 @@ function sendOnce(
       const bytes = readAll(stream);
       // A body nobody reads (a status-only caller) must not become an unhandled rejection.
       bytes.catch(() => undefined);
-      res.on('error', (err) => stream.emit('error', err));
+      if (stream !== res) res.on('error', (err) => stream.emit('error', err));
       resolve({ status: res.statusCode ?? 0, headers: headersOf(res), body: bytes });
     });
     req.on('error', (err) => reject(new SendFailure(err, req.reusedSocket)));
