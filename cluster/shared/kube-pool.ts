@@ -21,8 +21,9 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster } from '@kubernetes/client-node';
+import { createConfiguration, KubeConfig, ServerConfiguration } from '@kubernetes/client-node';
+import type { ApiConstructor, ApiType, Cluster } from '@kubernetes/client-node';
+import { kubeHttpLibrary } from './kube-http.js';
 
 type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
@@ -35,8 +36,17 @@ const KUBE_AGENT_LIMITS = {
   /** Idle connections kept per API server and identity. */
   maxFreeSockets: 32,
   /**
-   * An idle connection is closed after this long (the API server's own idle timeout is longer; a server
-   * that announces a shorter `Keep-Alive: timeout` is honoured by Node's agent).
+   * An idle connection is closed after this long, before the server closes it, so a request is never
+   * written into a connection the server is closing (the ECONNRESET race; ./kube-http.ts retries the
+   * idempotent requests that still meet it). The API server closes idle connections after 90 s, HTTP/1.1
+   * and HTTP/2 alike, and announces nothing (k8s.io/apiserver secure serving, `IdleTimeout: 90 *
+   * time.Second`: https://github.com/kubernetes/kubernetes/blob/master/staging/src/k8s.io/apiserver/pkg/server/secure_serving.go).
+   * A Node server such as the simulator (local/kube-api-simulator/server.ts) keeps Node's default
+   * `keepAliveTimeout` of 5 s (https://nodejs.org/api/http.html#serverkeepalivetimeout), announces it as
+   * `Keep-Alive: timeout=5` and closes after 5 s plus its `keepAliveTimeoutBuffer` of 1 s; Node's agent
+   * closes a connection one second before an announced timeout (`agentKeepAliveTimeoutBuffer`:
+   * https://nodejs.org/api/http.html#new-agentoptions), here after 4 s idle, so the shorter announced
+   * timeout wins over this one.
    */
   idleTimeoutMs: 30_000,
   /**
@@ -109,6 +119,19 @@ export function destroyKubeAgents(): void {
 
 /** A KubeConfig whose API clients (makeApiClient, KubernetesObjectApi, Metrics) share pooled agents. */
 export class PooledKubeConfig extends KubeConfig {
+  /** client-node's makeApiClient, with ./kube-http.ts as the transport. */
+  override makeApiClient<T extends ApiType>(apiClientType: ApiConstructor<T>): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster) throw new Error('No active cluster!');
+    return new apiClientType(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        httpApi: kubeHttpLibrary,
+      }),
+    );
+  }
+
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
     const agent = pooledKubeAgent(this.getCurrentCluster(), context.getAgent());

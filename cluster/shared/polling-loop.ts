@@ -31,6 +31,8 @@ export class PollingLoop {
   private failure: string | undefined;
   private gaveUp = false;
   private beat = 0;
+  /** wake() came during a pass. */
+  private woken = false;
 
   constructor(private readonly opts: PollingLoopOptions) {}
 
@@ -75,6 +77,22 @@ export class PollingLoop {
     await this.inFlight;
   }
 
+  /**
+   * Runs the next pass now instead of after the pause (new work arrived); during a pass, right after it,
+   * so work that arrived after the pass looked is not left for the next interval. No effect when stopped
+   * or while backing off after a failure.
+   */
+  wake(): void {
+    if (!this.active || this.failures > 0) return;
+    if (this.inFlight) {
+      this.woken = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule(0);
+  }
+
   private schedule(delayMs: number): void {
     if (!this.active) return;
     this.timer = setTimeout(() => {
@@ -86,6 +104,7 @@ export class PollingLoop {
 
   private async tick(): Promise<void> {
     let delay = this.opts.intervalMs;
+    this.woken = false;
     try {
       if ((await this.opts.pass()) === true) delay = 0;
       this.failures = 0;
@@ -106,7 +125,7 @@ export class PollingLoop {
     }
     this.beat = performance.now();
     this.inFlight = undefined;
-    this.schedule(delay);
+    this.schedule(this.woken && this.failures === 0 ? 0 : delay);
   }
 }
 

@@ -18,7 +18,7 @@ import {
 import { POLICY_ENV } from '../../support/cluster-fixtures.js';
 import { startPluginService } from '../../support/plugin-service.js';
 import { signedCaller } from '../../support/signed-call.js';
-import { waitFor } from '../../support/wait-for.js';
+import { sleep, waitFor } from '../../support/wait-for.js';
 import { jobManifest, REGION } from './harness.js';
 
 describe('central job queue: wiring into a service', () => {
@@ -82,6 +82,26 @@ describe('central job queue: wiring into a service', () => {
     await service?.app.close(); // onClose stops the worker
     service = undefined;
     expect(queue.worker.running).toBe(false);
+  });
+
+  test('a submission wakes the continuous worker: it does not wait for the poll interval', async () => {
+    // An hour between passes: only the wake can get the job dispatched within the test.
+    const queue = await start({ CENTRAL_QUEUE_WORKER_ENABLED: 'true', QUEUE_POLL_INTERVAL_MS: '3600000' });
+    // Let the first pass find the queue empty; the loop then sleeps for the interval.
+    await sleep(1000);
+    const submitted = await call('POST', '/api/v1/queue/jobs', {
+      manifest: jobManifest('woken'),
+      target_region: REGION,
+    });
+    expect(submitted.status).toBe(200);
+    const id = submitted.body.job_id as string;
+    await waitFor(async () =>
+      (await call('GET', `/api/v1/queue/jobs/${id}`)).body.status === 'queued' ? undefined : true,
+    );
+    expect(sim.list('batch/v1', 'Job', 'svc-jobs').length).toBeGreaterThanOrEqual(1);
+    // A job for another region does not concern this worker and wakes nothing.
+    queue.worker.queued('eu-west-1');
+    expect(queue.worker.running).toBe(true);
   });
 
   test('readiness fails once the worker task died', async () => {

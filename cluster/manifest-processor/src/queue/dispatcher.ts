@@ -8,6 +8,7 @@
 import { PlatformError, errorMessage } from '../../../../contracts/runtime/errors.js';
 import { BatchV1Api, type KubeConfig, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../../shared/kube-errors.js';
+import { isConnectionReset } from '../../../shared/kube-http.js';
 import { pooledKubeConfig } from '../../../shared/kube-pool.js';
 import { StrictObjectApi } from '../../../shared/strict-objects.js';
 import { jobState } from '../job-view.js';
@@ -129,8 +130,7 @@ export class KubeJobDispatcher implements JobDispatcher {
     try {
       // The manifest as queued, with fieldValidation=Strict (BatchV1Api would drop unknown fields
       // client-side: ../../../shared/strict-objects.ts); a refusal is a permanent BadRequest.
-      const created = await this.objects.createStrict(body, { fieldManager: QUEUE_FIELD_MANAGER });
-      return refOf(created, target);
+      return refOf(await this.create(body), target);
     } catch (error) {
       if (kubeStatusOf(error)?.reason !== 'AlreadyExists') throw classify(error);
     }
@@ -148,6 +148,20 @@ export class KubeJobDispatcher implements JobDispatcher {
       );
     }
     return refOf(existing, target);
+  }
+
+  /**
+   * Creates the Job. The client does not resend a create whose connection was reset (it cannot know
+   * whether it took effect); here it is safe once more: the name is this job's own, so a second delivery
+   * can only create it or answer AlreadyExists, which `apply` resolves by adopting it.
+   */
+  private async create(body: V1Job): Promise<KubernetesObject> {
+    try {
+      return await this.objects.createStrict(body, { fieldManager: QUEUE_FIELD_MANAGER });
+    } catch (error) {
+      if (!isConnectionReset(error)) throw error;
+      return this.objects.createStrict(body, { fieldManager: QUEUE_FIELD_MANAGER });
+    }
   }
 
   async withdraw(ref: K8sRef): Promise<void> {

@@ -100,6 +100,7 @@ function submitRoute(app: ServiceApp, deps: QueueRouteDeps): void {
         clock(deps)(),
       );
       request.log.info({ job_id: job.job_id, replay, target_region: job.target_region }, 'job queued');
+      if (!replay) deps.worker.queued(job.target_region);
       if (key !== undefined) reply.header(REPLAY_HEADER, String(replay));
       return reply.code(200).send({ ...fullView(job), idempotent_replay: replay });
     },

@@ -133,6 +133,8 @@ export class QueueWorker {
   private readonly concurrency: number;
   /** Set by stop(): a drain opens no further window. */
   private stopping = false;
+  /** performance.now() of the continuous loop's latest reap and sync. */
+  private housekeptAt = -Infinity;
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -170,6 +172,15 @@ export class QueueWorker {
     this.loop.start();
   }
 
+  /**
+   * A job was queued for `region`: when that is this worker's region and the continuous loop runs, its
+   * next pass starts now instead of after the poll interval (the interval stays the pace when nothing
+   * says work arrived, e.g. jobs queued through another region's processor).
+   */
+  queued(region: string): void {
+    if (region === this.region) this.loop.wake();
+  }
+
   /** Stops the loop after its current window and cancels lease renewals still scheduled. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -187,12 +198,19 @@ export class QueueWorker {
   }
 
   /**
-   * One pass of the continuous loop: reap and sync, then windows back to back for at most one poll
-   * interval (so reaping and status sync keep their pace during a long drain). True when work is left.
+   * One pass of the continuous loop: reap and sync (at most once per poll interval), then windows back
+   * to back for at most one poll interval (so reaping and status sync keep their pace during a long
+   * drain). Passes woken by submissions (queued()) can follow each other closely; reading every active
+   * job again at each of them would make a drain cost grow with the square of its size. True when work
+   * is left.
    */
   private async drainPass(): Promise<boolean> {
     const result = emptyResult(this.region, this.workerId);
-    await this.housekeeping(result);
+    const started = performance.now();
+    if (started - this.housekeptAt >= this.opts.pollIntervalMs) {
+      this.housekeptAt = started;
+      await this.housekeeping(result);
+    }
     const until = performance.now() + this.opts.pollIntervalMs;
     return this.dispatch({ maxClaims: Infinity, window: this.opts.batchSize, until }, result);
   }
