@@ -205,17 +205,23 @@ function closed(part: unknown): unknown {
 
 /**
  * A body over the limit is refused while it streams (from Content-Length before any byte is read, or as
- * soon as a chunked body passes the limit), never after buffering it. Fastify then marks the answer
- * `Connection: close`, and Node closes the socket with the rest of the upload unread — a TCP reset that can
- * reach the ALB before the 413 does (it answers the caller 502). Instead the connection lingers: the
- * answer, then FIN, then the rest is read and dropped for a moment (contracts/http/lingering-close.ts).
+ * soon as a chunked body passes the limit), never after buffering it. The answer says `Connection: close`,
+ * so no client reuses the connection. Node ends such a connection with `socket.destroySoon()` — FIN, then
+ * destroy once flushed — and destroying it with the rest of the upload unread is a TCP reset that can reach
+ * the ALB before the 413 does (it answers the caller 502). So the FIN stays and the destroy is replaced by a
+ * lingering close: the rest is read and dropped for a moment (contracts/http/lingering-close.ts).
  */
 function lingerAfterEarlyAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  reply.removeHeader('connection');
+  reply.header('connection', 'close');
   const raw = request.raw;
   reply.raw.once('finish', () => {
+    const socket = raw.socket;
     // An injected request (app.inject, tests) has no connection to close.
-    if (!raw.complete && raw.socket instanceof Socket) lingeringClose(raw.socket);
+    if (raw.complete || !(socket instanceof Socket)) return;
+    // Runs after Node's own 'finish' handler, which called destroySoon(): keep its FIN, drop its destroy.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the very function destroySoon() registered, to remove it
+    socket.removeListener('finish', socket.destroy);
+    lingeringClose(socket);
   });
 }
 
