@@ -177,9 +177,9 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
       () => central.close(),
       () => aws.close(),
     );
-    progress(`${'global'.padEnd(14)}${'dynamodb (central tables)'.padEnd(26)}${central.endpoint}`);
+    progress(`${'global'.padEnd(14)}${'dynamodb (central tables)'.padEnd(28)}${central.endpoint}`);
     progress(
-      `${'global'.padEnd(14)}${'secrets manager/ssm/elbv2'.padEnd(26)}${aws.secretsManager.endpoint} ${aws.ssm.endpoint} ${aws.elbv2.endpoint}`,
+      `${'global'.padEnd(14)}${'secrets manager/ssm/elbv2'.padEnd(28)}${aws.secretsManager.endpoint} ${aws.ssm.endpoint} ${aws.elbv2.endpoint}`,
     );
 
     // In the local account's ECR of the first region, so every region's validation policy trusts it.
@@ -228,7 +228,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
       servingPaths: MODEL_SERVING_PATHS,
       healthPath: MODEL_HEALTH_PATH,
     });
-    progress(`${'global'.padEnd(14)}${`model server (${SAMPLE_ENDPOINT})`.padEnd(26)}${model.url}`);
+    progress(`${'global'.padEnd(14)}${`model server (${SAMPLE_ENDPOINT})`.padEnd(28)}${model.url}`);
 
     // The accelerator sends each connection to the first region whose ALB accepts it.
     const accelerator = await startAccelerator({
@@ -240,7 +240,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
     closers.push(() => accelerator.close());
     const acceleratorDns = `a${randomBytes(8).toString('hex')}.awsglobalaccelerator.com`;
     progress(
-      `${'global'.padEnd(14)}${'accelerator'.padEnd(26)}${acceleratorDns} → 127.0.0.1:${accelerator.port}`,
+      `${'global'.padEnd(14)}${'accelerator'.padEnd(28)}${acceleratorDns} → 127.0.0.1:${accelerator.port}`,
     );
 
     const { signingKeySecretArn, albs } = seedEdgeResources({
@@ -268,8 +268,8 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
     });
     closers.push(() => edge.close());
     for (const [region, api] of Object.entries(edge.regional))
-      progress(`${region.padEnd(14)}${'regional API'.padEnd(26)}${api.url}`);
-    progress(`${config.globalRegion.padEnd(14)}${'global API'.padEnd(26)}${edge.global.url}`);
+      progress(`${region.padEnd(14)}${'regional API'.padEnd(28)}${api.url}`);
+    progress(`${config.globalRegion.padEnd(14)}${'global API'.padEnd(28)}${edge.global.url}`);
 
     let analytics: LocalAnalytics | undefined;
     if (opts.analytics !== false && config.analyticsApi.enabled) {
@@ -281,7 +281,7 @@ export async function startLocalPlatform(opts: LocalPlatformOptions = {}): Promi
         ...(dataDir === undefined ? {} : { dataDir: dataPath(dataDir, 'analytics') }),
       });
       closers.push(() => analytics?.close() ?? Promise.resolve());
-      progress(`${config.analyticsApi.region.padEnd(14)}${'analytics API'.padEnd(26)}${analytics.api.url}`);
+      progress(`${config.analyticsApi.region.padEnd(14)}${'analytics API'.padEnd(28)}${analytics.api.url}`);
     }
 
     const first = regions[0];

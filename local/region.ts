@@ -120,7 +120,7 @@ function developerPolicyVariables(env: NodeJS.ProcessEnv): Record<string, string
 
 export async function startLocalRegion(opts: LocalRegionOptions): Promise<LocalRegion> {
   const { region, ca, project } = opts;
-  const say = (what: string, url: string) => opts.progress(`${region.padEnd(14)}${what.padEnd(26)}${url}`);
+  const say = (what: string, url: string) => opts.progress(`${region.padEnd(14)}${what.padEnd(28)}${url}`);
   // Each service is started by the same createXxxFromEnv() as its container, from the variables its
   // Deployment would set; only what a deployment gets from AWS or the pod (clients, keys, TLS) is given.
   const keys = staticKeySource({ current: opts.signingKey });
