@@ -6,18 +6,9 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 import { jobManifest, refusal, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 describe('409 AlreadyExists on create of an existing name', () => {
   it(

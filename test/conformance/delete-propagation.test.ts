@@ -6,22 +6,13 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 
 import { conditionOf, eventually, jobManifest, podsOfJob, refusal, uniqueName, warningsOf } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
 const JOB_ORPHAN_WARNING =
   'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove ' +
   'them or set propagationPolicy=Orphan to suppress this warning';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 /** A Job that ran to Complete, and its pod. */
 async function finishedJob(prefix: string): Promise<{ job: V1Job; pods: V1Pod[] }> {

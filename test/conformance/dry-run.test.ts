@@ -1,18 +1,9 @@
 // Conformance: dryRun=All runs the whole request (defaulting, validation, admission) and stores nothing.
 // https://kubernetes.io/docs/reference/using-api/api-concepts/#dry-run
 import { jobManifest, refusal, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 describe('dry-run', () => {
   it(

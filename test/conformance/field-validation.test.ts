@@ -10,18 +10,9 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 import { jobManifest, refusal, sendingVerbatim, uniqueName, warningsOf } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 /** A Job manifest as a user typed it: `spec.backofLimit` (typo of backoffLimit) instead of the real one. */
 function withBackofLimit(name: string): Record<string, unknown> {

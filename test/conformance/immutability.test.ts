@@ -12,21 +12,12 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 import type { KubeStatus } from './kube.js';
 import { IMAGE, jobManifest, podManifest, refusal, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
 /** A newer busybox from the same registry: a legal image change. */
 const OTHER_IMAGE = 'public.ecr.aws/docker/library/busybox:1.37';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 /** Expects a 422 Invalid `Status` with a cause for `field` whose message says it is immutable. */
 function expectImmutable(refused: { code: number; status: KubeStatus }, field: string): void {

@@ -4,18 +4,9 @@
 import type { V1Job } from '@kubernetes/client-node';
 
 import { conditionOf, eventually, jobManifest, podsOfJob, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 function readJob(name: string): () => Promise<V1Job> {
   return () => target.batch.readNamespacedJob({ name, namespace: target.namespace });

@@ -2,10 +2,9 @@
 // https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
 // https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#list-and-watch-filtering
 import { refusal, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
+const target = useTarget();
 /** Short name → created name, for the four labelled ConfigMaps. */
 const names: Record<string, string> = {};
 /** Restricts every list to this file's objects (other files and other users may share the namespace). */
@@ -19,7 +18,6 @@ const LABELS: Record<string, Record<string, string>> = {
 };
 
 beforeAll(async () => {
-  target = await openTarget();
   scope = Object.entries(target.labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -30,10 +28,6 @@ beforeAll(async () => {
       body: { metadata: { name: names[short], labels: { ...target.labels, ...labels } } },
     });
   }
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
 }, patience.testMs);
 
 /** The short names of this file's ConfigMaps matching `selector`, sorted. */

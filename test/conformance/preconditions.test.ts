@@ -6,18 +6,9 @@
 import type { V1Job } from '@kubernetes/client-node';
 
 import { jobManifest, refusal, uniqueName } from './kube.js';
-import type { ConformanceTarget } from './target.js';
-import { openTarget, patience } from './target.js';
+import { patience, useTarget } from './target.js';
 
-let target: ConformanceTarget;
-
-beforeAll(async () => {
-  target = await openTarget();
-}, patience.testMs);
-
-afterAll(async () => {
-  await target.close();
-}, patience.testMs);
+const target = useTarget();
 
 /** A suspended Job: a real object with a uid, and no pods to run. */
 async function createSuspendedJob(name: string): Promise<V1Job> {

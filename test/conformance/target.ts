@@ -74,7 +74,7 @@ function clients(kubeConfig: KubeConfig, namespace: string, close: () => Promise
 }
 
 /** Opens the selected target for one test file. */
-export async function openTarget(): Promise<ConformanceTarget> {
+async function openTarget(): Promise<ConformanceTarget> {
   if (selection.kind === 'simulator') {
     const sim = await startKubeApiSimulator({ kubelet: { pendingMs: 50, runningMs: 100 } });
     const target = clients(sim.kubeConfig(SIMULATOR_NAMESPACE), SIMULATOR_NAMESPACE, async () => {
@@ -94,5 +94,21 @@ export async function openTarget(): Promise<ConformanceTarget> {
     if (isNotFound(err)) throw new Error(`namespace ${namespace} does not exist in the cluster`);
     throw err;
   }
+  return target;
+}
+
+/**
+ * Opens the selected target before the calling file's first test and closes it after its last. The
+ * object returned is empty until then: its fields are copied in by the `beforeAll` registered here,
+ * which runs before any `beforeAll` the file registers after this call.
+ */
+export function useTarget(): ConformanceTarget {
+  const target = {} as ConformanceTarget;
+  beforeAll(async () => {
+    Object.assign(target, await openTarget());
+  }, patience.testMs);
+  afterAll(async () => {
+    await target.close();
+  }, patience.testMs);
   return target;
 }
