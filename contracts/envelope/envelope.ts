@@ -49,10 +49,14 @@ const METHOD_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what we refuse
 const TARGET_FORBIDDEN_RE = /[\x00-\x20\x7f]/;
 
+/** SHA-256 of zero bytes: most requests (GET, DELETE, inference GETs) carry no body, so it is not recomputed. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
 /** Lowercase hex SHA-256 of the exact body bytes (strings as UTF-8); undefined/empty → hash of "". */
 export function sha256Hex(body: Uint8Array | string | undefined): string {
+  if (body === undefined || body.length === 0) return EMPTY_SHA256;
   const hash = createHash('sha256');
-  if (body !== undefined) hash.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  hash.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
   return hash.digest('hex');
 }
 
@@ -214,13 +218,6 @@ function readEnvelopeHeaders(
   };
 }
 
-/** Constant-time string equality (length is not secret here: both sides are fixed-length hex). */
-function safeEqualStrings(a: string, b: string): boolean {
-  const ab = Buffer.from(a, 'utf8');
-  const bb = Buffer.from(b, 'utf8');
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
-}
-
 /** Non-empty keys only: an empty HMAC key would accept anyone's signature. */
 function acceptedKeys(keys: SigningKeys | undefined): string[] {
   if (keys === undefined) return [];
@@ -289,7 +286,9 @@ export class EnvelopeVerifier {
     if (!SIGNATURE_RE.test(signatureHex)) return reject('bad_signature_format');
 
     const bodySha256 = sha256Hex(req.body);
-    if (!safeEqualStrings(bodySha256, h[ENVELOPE_HEADERS.contentSha256])) return reject('body_hash_mismatch');
+    // Plain comparison: both sides are public (the sender's header and the hash of the body it sent); the
+    // secret-dependent comparison is the signature's, below.
+    if (bodySha256 !== h[ENVELOPE_HEADERS.contentSha256]) return reject('body_hash_mismatch');
 
     const canonical = canonicalString({
       timestamp,
