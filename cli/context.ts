@@ -9,13 +9,13 @@ import { createEndpoints, type Endpoints } from './endpoints.js';
 import { ApiClient, Transport, type ApiReply, type ApiRequest } from './http.js';
 import type { CliIo } from './io.js';
 import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from './options.js';
-import { apiFormatOf, outputFormatOf, type OutputFormat } from './output-format.js';
+import { outputFormatOf, type OutputFormat } from './output-format.js';
 import { Printer, loadOutputLibraries, type View } from './output.js';
 import { compileQuery, type Query } from './query.js';
 import { VERSION } from './version.js';
 
-/** The global options as commander parses them: options.ts's, `-o` of any format, and `--query`. */
-export type GlobalFlags = Omit<RawGlobalOptions, 'output'> & { output?: string; query?: string };
+/** The global options as commander parses them: options.ts's, `-o` and `--query`. */
+export type GlobalFlags = RawGlobalOptions & { output?: string; query?: string };
 
 export class CommandContext {
   readonly out: Printer;
@@ -25,7 +25,7 @@ export class CommandContext {
   constructor(
     readonly options: GlobalOptions,
     readonly io: CliIo,
-    output: { format: OutputFormat; query?: Query } = { format: options.output },
+    output: { format: OutputFormat; query?: Query },
   ) {
     this.out = new Printer(io, output.format, options.quiet, output.query);
     this.endpoints = createEndpoints(options, io);
@@ -95,10 +95,9 @@ export class Session {
 
   async contextFor(raw: GlobalFlags): Promise<CommandContext> {
     if (this.context === undefined) {
-      // The format is chosen here (output-format.ts: table on a terminal and in a pipe, as kubectl), so
-      // options.ts is handed the resolved one and never falls back to its own default.
+      // output-format.ts decides the format (table on a terminal and in a pipe, as kubectl).
       const format = outputFormatOf(raw.output, this.io.env.GCO_OUTPUT);
-      const options = resolveGlobalOptions({ ...raw, output: apiFormatOf(format) }, this.io.env, true);
+      const options = resolveGlobalOptions(raw, this.io.env);
       if (raw.query !== undefined && format === 'name') {
         throw new UsageError('--query selects from the JSON answer: use it with -o table, json or yaml');
       }
