@@ -79,6 +79,12 @@ describe('a queued job, followed by what the user knows', () => {
     expect(followed.code).toBe(0);
     expect(followed.stdout.split('\n').filter((l) => l === 'queued and followed')).toHaveLength(1);
     expect((await json(['queue', 'logs', id])).pods[0].logs).toContain('queued and followed\n');
+    // One fetch for both log commands (cli/job-logs.ts): the queued job's logs are its Job's, option for option.
+    for (const options of [[], ['--tail', '1', '--timestamps'], ['--since', '1h']]) {
+      expect(await json(['queue', 'logs', id, ...options])).toEqual(
+        await json(['jobs', 'logs', jobName, ...options]),
+      );
+    }
 
     // queue get: the record, then the Kubernetes Job and its state (table output).
     const got = await run(['-o', 'table', 'queue', 'get', 'cli-named']);
