@@ -16,7 +16,7 @@ import { printJobLogs, type JobLogOptions } from '../../job-logs.js';
 import { FINAL_QUEUE_STATES } from '../../job-wait.js';
 import { durationIn, integerIn } from '../../options.js';
 import { recordOf, text } from '../../views/common.js';
-import { findQueuedJob, queuedJobPath, reasonOf } from './common.js';
+import { findQueuedJob, queuedJobPath, queuedJobRefOf, reasonOf } from './common.js';
 
 const DISPATCH_POLL_MS = 1000;
 
@@ -29,7 +29,10 @@ export function logsCommand(kit: CommandKit) {
   return examples(
     new Command('logs')
       .description('print the logs of the Kubernetes Job a queued job runs as')
-      .argument('<job>', 'queued job id, its Kubernetes Job name, or the name in its manifest')
+      .argument(
+        '<job>',
+        'queued job id (or queuedjob/ID), its Kubernetes Job name, or the name in its manifest',
+      )
       .option('-n, --namespace <namespace>', 'look the name up in this namespace only')
       .option('-c, --container <container>', 'container (default: the pod’s default container)')
       .option('--tail <lines>', 'last lines per pod', integerIn(1, 10000), 100)
@@ -45,7 +48,9 @@ export function logsCommand(kit: CommandKit) {
           'wait for the dispatch, then print new lines until the job finishes (prints text)',
         ).conflicts('since'),
       )
-      .action(async (ref, opts, cmd) => runLogs({ ...opts, ref }, await kit.context(cmd))),
+      .action(async (ref, opts, cmd) =>
+        runLogs({ ...opts, ref: queuedJobRefOf(ref) }, await kit.context(cmd)),
+      ),
     'gco queue logs 6f1e0c2a-…',
     'gco queue logs train --follow       # the newest queued job whose manifest is named train',
   );

@@ -79,12 +79,6 @@ describe('a queued job, followed by what the user knows', () => {
     expect(followed.code).toBe(0);
     expect(followed.stdout.split('\n').filter((l) => l === 'queued and followed')).toHaveLength(1);
     expect((await json(['queue', 'logs', id])).pods[0].logs).toContain('queued and followed\n');
-    // One fetch for both log commands (cli/job-logs.ts): the queued job's logs are its Job's, option for option.
-    for (const options of [[], ['--tail', '1', '--timestamps'], ['--since', '1h']]) {
-      expect(await json(['queue', 'logs', id, ...options])).toEqual(
-        await json(['jobs', 'logs', jobName, ...options]),
-      );
-    }
 
     // queue get: the record, then the Kubernetes Job and its state (table output).
     const got = await run(['-o', 'table', 'queue', 'get', 'cli-named']);
@@ -132,6 +126,36 @@ describe('a queued job, followed by what the user knows', () => {
     expect(early.stderr).toContain(`svc-jobs/${String(labelled.job_name)}`);
     await json(['queue', 'cancel', String(labelled.job_id)]);
   });
+
+  test('-o name gives queuedjob/ID, which get, logs and cancel take back; another kind exits 2', async () => {
+    const file = tempFile('byname.yaml', JOB_YAML('cli-byname', 'named back'));
+    const submitted = await run(['-o', 'json', 'queue', 'submit', file, '--target-region', REGION, '--wait']);
+    expect(submitted.code).toBe(0);
+    const [queued] = jsonLines(submitted) as Json[];
+    const id = String(queued?.job_id);
+    const jobName = String(queued?.job_name);
+    const listed = await run(['-o', 'name', 'queue', 'list', '--target-region', REGION]);
+    expect(listed.stdout.split('\n')).toContain(`queuedjob/${id}`);
+
+    expect((await json(['queue', 'get', `queuedjob/${id}`])).job_id).toBe(id);
+    const logs = await run(['-o', 'table', 'queue', 'logs', `queuedjob/${id}`]);
+    expect([logs.code, logs.stdout.split('\n')]).toEqual([0, expect.arrayContaining(['named back'])]);
+    // queue logs prints its Job's logs with the one function jobs logs uses (cli/job-logs.ts).
+    const options = ['--tail', '1', '--timestamps'];
+    expect(await json(['queue', 'logs', id, ...options])).toEqual(
+      await json(['jobs', 'logs', jobName, ...options]),
+    );
+
+    // The Job's own `-o name` is not a queued job: a usage error before any request, naming both kinds.
+    for (const verb of ['get', 'logs', 'cancel']) {
+      const wrong = await run(['queue', verb, `job/${jobName}`]);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(
+        `gco: resource type mismatch: "job/${jobName}" is a job, not a queuedjob`,
+      );
+      expect(wrong.stderr).toContain('hint: give ID or queuedjob/ID (as `-o name` prints it)');
+    }
+  }, 90_000);
 
   test('an unknown name exits 1 and says where to look', async () => {
     const result = await run(['queue', 'logs', 'no-such-queued-job']);
