@@ -125,7 +125,7 @@ describe('a queued job, followed by what the user knows', () => {
     expect(early.stderr).toContain(`has no Kubernetes Job yet: it is queued`);
     expect(early.stderr).toContain(`svc-jobs/${String(labelled.job_name)}`);
     await json(['queue', 'cancel', String(labelled.job_id)]);
-  });
+  }, 90_000);
 
   test('-o name gives queuedjob/ID, which get, logs and cancel take back; another kind exits 2', async () => {
     const file = tempFile('byname.yaml', JOB_YAML('cli-byname', 'named back'));
@@ -188,7 +188,20 @@ describe('manifests of any allowed kind', () => {
     const unknown = await run(['manifests', 'get', 'svc-jobs', 'cli-kinds', '--kind', 'PyTorchJob']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--kind PyTorchJob');
-    await json(['manifests', 'delete', 'svc-jobs', 'cli-kinds', '--kind', 'Job']);
+    // -o name: kind/name, as every other command prints it (kubectl: one resource/name per object).
+    const named = await run(['-o', 'name', 'manifests', 'get', 'svc-jobs', 'cli-kinds', '--kind', 'jobs']);
+    expect([named.code, named.stdout]).toEqual([0, 'job/cli-kinds\n']);
+    const deleted = await run([
+      '-o',
+      'name',
+      'manifests',
+      'delete',
+      'svc-jobs',
+      'cli-kinds',
+      '--kind',
+      'Job',
+    ]);
+    expect([deleted.code, deleted.stdout, deleted.stderr]).toEqual([0, 'job/cli-kinds\n', '']);
     const gone = await poll(
       () => edge.global({ path: '/api/v1/jobs/svc-jobs/cli-kinds' }),
       (reply) => reply.status === 404,
