@@ -12,6 +12,7 @@ import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from 
 import { outputFormatOf, type OutputFormat } from './output-format.js';
 import { Printer, loadOutputLibraries, type View } from './output.js';
 import { compileQuery, type Query } from './query.js';
+import type { RetryPolicy } from './retry.js';
 import { VERSION } from './version.js';
 
 /** The global options as commander parses them: options.ts's, `-o` and `--query`. */
@@ -26,9 +27,11 @@ export class CommandContext {
     readonly options: GlobalOptions,
     readonly io: CliIo,
     output: { format: OutputFormat; query?: Query },
+    /** When requests are sent again (http.ts; default retry.ts's policy); also bounds discovery's attempts. */
+    private readonly retry?: RetryPolicy,
   ) {
     this.out = new Printer(io, output.format, options.quiet, output.query);
-    this.endpoints = createEndpoints(options, io);
+    this.endpoints = createEndpoints(options, io, retry?.maxAttempts);
   }
 
   /** Control-plane and inference API (`--region` pins the regional API). */
@@ -81,6 +84,7 @@ export class CommandContext {
   private httpSettings() {
     return {
       timeoutMs: this.options.timeoutMs,
+      ...(this.retry !== undefined ? { retry: this.retry } : {}),
       userAgent: `gco/${VERSION} node/${process.versions.node}`,
       ...(this.options.verbose ? { log: (line: string) => this.io.stderr.write(`${line}\n`) } : {}),
     };
@@ -93,7 +97,8 @@ export class Session {
 
   constructor(private readonly io: CliIo) {}
 
-  async contextFor(raw: GlobalFlags): Promise<CommandContext> {
+  /** `retry`: a policy other than retry.ts's default (shell completion sends each request once). */
+  async contextFor(raw: GlobalFlags, retry?: RetryPolicy): Promise<CommandContext> {
     if (this.context === undefined) {
       // output-format.ts decides the format (table on a terminal and in a pipe, as kubectl).
       const format = outputFormatOf(raw.output, this.io.env.GCO_OUTPUT);
@@ -103,7 +108,7 @@ export class Session {
       }
       const query = raw.query === undefined ? undefined : await compileQuery(raw.query);
       await loadOutputLibraries(format);
-      this.context = new CommandContext(options, this.io, { format, ...(query ? { query } : {}) });
+      this.context = new CommandContext(options, this.io, { format, ...(query ? { query } : {}) }, retry);
     }
     return this.context;
   }

@@ -12,6 +12,8 @@ export interface StackDiscoveryOptions {
   cache: DiscoveryCache;
   /** CloudFormation endpoint override (`AWS_ENDPOINT_URL_CLOUDFORMATION`), e.g. a local stand-in. */
   endpoint?: string;
+  /** Attempts per DescribeStacks (default 3, the SDK's standard retry mode); 1 for shell completion. */
+  maxAttempts?: number;
 }
 
 /** Error codes AWS uses for credentials it does not accept. */
@@ -60,7 +62,7 @@ export class StackDiscovery {
       client = new sdk.CloudFormationClient({
         region,
         credentials: this.opts.credentials,
-        maxAttempts: 3,
+        maxAttempts: this.opts.maxAttempts ?? 3,
         ...(this.opts.endpoint ? { endpoint: this.opts.endpoint } : {}),
       });
       this.clients.set(region, client);

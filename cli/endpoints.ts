@@ -75,7 +75,8 @@ function localTarget(kind: ApiKind, url: string, endpoints: LocalEndpoints, regi
 
 const ELSEWHERE = 'give the URL with --api-url, or use --local for the local platform';
 
-export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
+/** `discoveryAttempts`: attempts per CloudFormation call (StackDiscovery's default when undefined). */
+export function createEndpoints(opts: GlobalOptions, io: CliIo, discoveryAttempts?: number): Endpoints {
   let local: Promise<LocalEndpoints> | undefined;
   const localEndpoints = () =>
     (local ??= readLocalEndpoints(findEndpointsFile(io.cwd, io.env, opts.endpointsFile)));
@@ -87,6 +88,7 @@ export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
     credentials,
     cache: fileDiscoveryCache(io.env),
     ...(cfnEndpoint ? { endpoint: cfnEndpoint } : {}),
+    ...(discoveryAttempts !== undefined ? { maxAttempts: discoveryAttempts } : {}),
   });
   const resolver = new EndpointResolver(opts, localEndpoints, discovery);
   return {
