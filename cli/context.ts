@@ -27,7 +27,7 @@ export class CommandContext {
     readonly options: GlobalOptions,
     readonly io: CliIo,
     output: { format: OutputFormat; query?: Query },
-    /** When requests are sent again (http.ts; default retry.ts's policy); also bounds discovery's attempts. */
+    /** When requests are sent again (http.ts; retry.ts's default when undefined); its attempts bound discovery's. */
     private readonly retry?: RetryPolicy,
   ) {
     this.out = new Printer(io, output.format, options.quiet, output.query);

@@ -9,7 +9,7 @@
  */
 import { partitionOf } from '../contracts/partition.js';
 import { chainCredentials, staticCredentials, type AwsCredentialIdentityProvider } from './credentials.js';
-import { StackDiscovery } from './discovery.js';
+import { DISCOVERY_ATTEMPTS, StackDiscovery } from './discovery.js';
 import { fileDiscoveryCache } from './discovery-cache.js';
 import { DiscoveryError, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -88,7 +88,10 @@ export function createEndpoints(opts: GlobalOptions, io: CliIo, discoveryAttempt
     credentials,
     cache: fileDiscoveryCache(io.env),
     ...(cfnEndpoint ? { endpoint: cfnEndpoint } : {}),
-    ...(discoveryAttempts !== undefined ? { maxAttempts: discoveryAttempts } : {}),
+    // Never more than discovery's own default: a run's retry policy may only lower it.
+    ...(discoveryAttempts !== undefined
+      ? { maxAttempts: Math.min(discoveryAttempts, DISCOVERY_ATTEMPTS) }
+      : {}),
   });
   const resolver = new EndpointResolver(opts, localEndpoints, discovery);
   return {
