@@ -1,10 +1,12 @@
 /**
  * `npm start` memory and time to ready: starts `npm start` as a user does (its own process group, a
  * temporary GCO_LOCAL_DIR, random ports), waits for the whole ready banner, then samples VmRSS of every
- * process in the tree (npm, the shell npm runs the script with, the launcher and anything below it) and
- * of the platform process alone — the one that serves, identified by the `pid` in the endpoints.json it
- * wrote — and stops it with SIGINT to the process group, as Ctrl-C in a terminal does. The first run
- * forgets the recorded bundle (the launcher builds it), the others reuse it, as a developer's starts do.
+ * process in the tree and of the platform process alone — the one that serves, identified by the `pid`
+ * in the endpoints.json it wrote — and stops it with SIGINT to the process group, as Ctrl-C in a terminal
+ * does. The tree is npm and the platform process: the script is `exec node bin/local.mjs`, so the shell
+ * npm runs it with becomes node (no shell stays in between) and bin/local.mjs is the platform itself.
+ * The first run forgets the recorded bundle (bin/local.mjs builds it), the others reuse it, as a
+ * developer's starts do.
  * `BENCH_REPETITIONS` sets the number of runs (default 3).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -102,7 +104,7 @@ async function startOnce(forceBuild: boolean): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'gco-bench-start-'));
   if (forceBuild) rmSync(join(root, '.local/build/build.json'), { force: true });
   const started = performance.now();
-  // Its own process group, so SIGINT reaches npm, the shell and node together, as Ctrl-C does.
+  // Its own process group, so SIGINT reaches npm and node together, as Ctrl-C does.
   const child = spawn('npm', ['start'], {
     cwd: root,
     detached: true,
@@ -194,7 +196,7 @@ export async function run(): Promise<readonly BenchFigure[]> {
   };
   return [
     {
-      name: 'npm start total RSS after ready (npm + shell + launcher/platform process)',
+      name: 'npm start total RSS after ready (npm + the platform process)',
       measured: mib(median(runs.map((r) => r.total))),
       anchor: `the platform process alone: ${mib(median(runs.map((r) => r.platform)))}`,
       ratio,

@@ -38,15 +38,30 @@ export const DEFAULT_JOB_NAMESPACE = 'svc-jobs';
 /**
  * A resource named on the command line, bare (`train`) or as `-o name` prints it (`job/train`), as
  * kubectl takes `TYPE/NAME` (https://kubernetes.io/docs/reference/kubectl/#resource-types); `kinds` are
- * the spellings of the command's own kind. Names and ids never contain `/`, so a slash means a kind.
+ * the spellings of the command's own kind, the first one as `-o name` prints it; `placeholder` is what the
+ * bare form is (`NAME`, `ID`). Names and ids never contain `/`, so a slash means a kind: another kind is a
+ * usage error (exit 2) naming both, before any request.
  */
-export function bareName(arg: string, kinds: readonly string[]): string {
+export function bareName(arg: string, kinds: readonly string[], placeholder = 'NAME'): string {
   const slash = arg.indexOf('/');
   if (slash < 0) return arg;
+  const expected = kinds[0] ?? 'resource';
   const kind = arg.slice(0, slash).toLowerCase();
   const name = arg.slice(slash + 1);
-  if (!kinds.includes(kind) || name === '' || name.includes('/')) {
-    throw new UsageError(`"${arg}" is not a ${kinds[0] ?? 'resource'} name (NAME or ${kinds[0]}/NAME)`);
+  const hint = `give ${placeholder} or ${expected}/${placeholder} (as \`-o name\` prints it)`;
+  if (name === '' || name.includes('/')) {
+    throw new UsageError(
+      `"${arg}" is not ${article(expected)} ${expected} ${placeholder.toLowerCase()}`,
+      hint,
+    );
+  }
+  if (!kinds.includes(kind)) {
+    throw new UsageError(
+      `resource type mismatch: "${arg}" is ${article(kind)} ${kind}, not ${article(expected)} ${expected}`,
+      hint,
+    );
   }
   return name;
 }
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');

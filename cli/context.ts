@@ -9,13 +9,14 @@ import { createEndpoints, type Endpoints } from './endpoints.js';
 import { ApiClient, Transport, type ApiReply, type ApiRequest } from './http.js';
 import type { CliIo } from './io.js';
 import { resolveGlobalOptions, type GlobalOptions, type RawGlobalOptions } from './options.js';
-import { apiFormatOf, outputFormatOf, type OutputFormat } from './output-format.js';
+import { outputFormatOf, type OutputFormat } from './output-format.js';
 import { Printer, loadOutputLibraries, type View } from './output.js';
 import { compileQuery, type Query } from './query.js';
+import type { RetryPolicy } from './retry.js';
 import { VERSION } from './version.js';
 
-/** The global options as commander parses them: options.ts's, `-o` of any format, and `--query`. */
-export type GlobalFlags = Omit<RawGlobalOptions, 'output'> & { output?: string; query?: string };
+/** The global options as commander parses them: options.ts's, `-o` and `--query`. */
+export type GlobalFlags = RawGlobalOptions & { output?: string; query?: string };
 
 export class CommandContext {
   readonly out: Printer;
@@ -25,10 +26,12 @@ export class CommandContext {
   constructor(
     readonly options: GlobalOptions,
     readonly io: CliIo,
-    output: { format: OutputFormat; query?: Query } = { format: options.output },
+    output: { format: OutputFormat; query?: Query },
+    /** When requests are sent again (http.ts; retry.ts's default when undefined); its attempts bound discovery's. */
+    private readonly retry?: RetryPolicy,
   ) {
     this.out = new Printer(io, output.format, options.quiet, output.query);
-    this.endpoints = createEndpoints(options, io);
+    this.endpoints = createEndpoints(options, io, retry?.maxAttempts);
   }
 
   /** Control-plane and inference API (`--region` pins the regional API). */
@@ -81,6 +84,7 @@ export class CommandContext {
   private httpSettings() {
     return {
       timeoutMs: this.options.timeoutMs,
+      ...(this.retry !== undefined ? { retry: this.retry } : {}),
       userAgent: `gco/${VERSION} node/${process.versions.node}`,
       ...(this.options.verbose ? { log: (line: string) => this.io.stderr.write(`${line}\n`) } : {}),
     };
@@ -93,18 +97,18 @@ export class Session {
 
   constructor(private readonly io: CliIo) {}
 
-  async contextFor(raw: GlobalFlags): Promise<CommandContext> {
+  /** `retry`: a policy other than retry.ts's default (shell completion sends each request once). */
+  async contextFor(raw: GlobalFlags, retry?: RetryPolicy): Promise<CommandContext> {
     if (this.context === undefined) {
-      // The format is chosen here (output-format.ts: table on a terminal and in a pipe, as kubectl), so
-      // options.ts is handed the resolved one and never falls back to its own default.
+      // output-format.ts decides the format (table on a terminal and in a pipe, as kubectl).
       const format = outputFormatOf(raw.output, this.io.env.GCO_OUTPUT);
-      const options = resolveGlobalOptions({ ...raw, output: apiFormatOf(format) }, this.io.env, true);
+      const options = resolveGlobalOptions(raw, this.io.env);
       if (raw.query !== undefined && format === 'name') {
         throw new UsageError('--query selects from the JSON answer: use it with -o table, json or yaml');
       }
       const query = raw.query === undefined ? undefined : await compileQuery(raw.query);
       await loadOutputLibraries(format);
-      this.context = new CommandContext(options, this.io, { format, ...(query ? { query } : {}) });
+      this.context = new CommandContext(options, this.io, { format, ...(query ? { query } : {}) }, retry);
     }
     return this.context;
   }

@@ -12,7 +12,12 @@ export interface StackDiscoveryOptions {
   cache: DiscoveryCache;
   /** CloudFormation endpoint override (`AWS_ENDPOINT_URL_CLOUDFORMATION`), e.g. a local stand-in. */
   endpoint?: string;
+  /** Attempts per DescribeStacks (default DISCOVERY_ATTEMPTS); 1 for shell completion. */
+  maxAttempts?: number;
 }
+
+/** Attempts per DescribeStacks: the SDK's standard retry mode's default (3). */
+export const DISCOVERY_ATTEMPTS = 3;
 
 /** Error codes AWS uses for credentials it does not accept. */
 const REFUSED_CREDENTIALS = new Set([
@@ -60,7 +65,7 @@ export class StackDiscovery {
       client = new sdk.CloudFormationClient({
         region,
         credentials: this.opts.credentials,
-        maxAttempts: 3,
+        maxAttempts: this.opts.maxAttempts ?? DISCOVERY_ATTEMPTS,
         ...(this.opts.endpoint ? { endpoint: this.opts.endpoint } : {}),
       });
       this.clients.set(region, client);

@@ -9,7 +9,7 @@
  */
 import { partitionOf } from '../contracts/partition.js';
 import { chainCredentials, staticCredentials, type AwsCredentialIdentityProvider } from './credentials.js';
-import { StackDiscovery } from './discovery.js';
+import { DISCOVERY_ATTEMPTS, StackDiscovery } from './discovery.js';
 import { fileDiscoveryCache } from './discovery-cache.js';
 import { DiscoveryError, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -75,7 +75,8 @@ function localTarget(kind: ApiKind, url: string, endpoints: LocalEndpoints, regi
 
 const ELSEWHERE = 'give the URL with --api-url, or use --local for the local platform';
 
-export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
+/** `discoveryAttempts`: attempts per CloudFormation call (StackDiscovery's default when undefined). */
+export function createEndpoints(opts: GlobalOptions, io: CliIo, discoveryAttempts?: number): Endpoints {
   let local: Promise<LocalEndpoints> | undefined;
   const localEndpoints = () =>
     (local ??= readLocalEndpoints(findEndpointsFile(io.cwd, io.env, opts.endpointsFile)));
@@ -87,6 +88,10 @@ export function createEndpoints(opts: GlobalOptions, io: CliIo): Endpoints {
     credentials,
     cache: fileDiscoveryCache(io.env),
     ...(cfnEndpoint ? { endpoint: cfnEndpoint } : {}),
+    // Never more than discovery's own default: a run's retry policy may only lower it.
+    ...(discoveryAttempts !== undefined
+      ? { maxAttempts: Math.min(discoveryAttempts, DISCOVERY_ATTEMPTS) }
+      : {}),
   });
   const resolver = new EndpointResolver(opts, localEndpoints, discovery);
   return {

@@ -6,14 +6,14 @@ import { InvalidArgumentError, Option, type CommandUnknownOpts } from '@commande
 import { isKnownRegion } from '../contracts/partition.js';
 import { UsageError } from './errors.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
 export const DEFAULT_PROJECT = 'gco';
 export const DEFAULT_GLOBAL_REGION = 'us-east-2';
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
-/** The global options as commander parses them (before the environment is consulted). */
+/**
+ * The global options as commander parses them (before the environment is consulted). The output format
+ * is not among them: output-format.ts alone decides it (`-o`, then GCO_OUTPUT, then table).
+ */
 export interface RawGlobalOptions {
   local?: boolean;
   endpointsFile?: string;
@@ -24,7 +24,6 @@ export interface RawGlobalOptions {
   apiUrl?: string;
   analyticsUrl?: string;
   profile?: string;
-  output?: OutputFormat;
   quiet?: boolean;
   verbose?: boolean;
   timeout?: number;
@@ -44,7 +43,6 @@ export interface GlobalOptions {
   apiUrl?: string;
   analyticsUrl?: string;
   profile?: string;
-  output: OutputFormat;
   quiet: boolean;
   verbose: boolean;
   timeoutMs: number;
@@ -56,14 +54,12 @@ const truthy = (value: string | undefined) => value !== undefined && /^(1|true|y
 export function resolveGlobalOptions(
   raw: RawGlobalOptions,
   env: Readonly<Record<string, string | undefined>>,
-  stdoutIsTty: boolean,
 ): GlobalOptions {
   const endpointsFile = raw.endpointsFile ?? env.GCO_ENDPOINTS_FILE;
   const options: GlobalOptions = {
     local: raw.local === true || truthy(env.GCO_LOCAL) || raw.endpointsFile !== undefined,
     project: raw.project ?? env.GCO_PROJECT ?? DEFAULT_PROJECT,
     globalRegion: raw.globalRegion ?? env.GCO_GLOBAL_REGION ?? DEFAULT_GLOBAL_REGION,
-    output: raw.output ?? parseOutputEnv(env.GCO_OUTPUT) ?? (stdoutIsTty ? 'table' : 'json'),
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     timeoutMs: (raw.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
@@ -89,15 +85,6 @@ export function resolveGlobalOptions(
     }
   }
   return options;
-}
-
-function parseOutputEnv(value: string | undefined): OutputFormat | undefined {
-  if (value === undefined || value === '') return undefined;
-  const format = OUTPUT_FORMATS.find((f) => f === value);
-  if (format === undefined) {
-    throw new UsageError(`GCO_OUTPUT must be one of ${OUTPUT_FORMATS.join(', ')}`);
-  }
-  return format;
 }
 
 /** Parser for an integer option within bounds (commander `argParser`). */

@@ -5,14 +5,13 @@
  * (https://kubernetes.io/docs/reference/kubectl/#output-options).
  */
 import { UsageError } from './errors.js';
-import { OUTPUT_FORMATS as API_FORMATS, type OutputFormat as ApiFormat } from './options.js';
 
 /**
- * options.ts's formats (table, json, yaml) plus kubectl's `name` (`kind/name`, one per line) and `wide`
- * (the table with its extra columns).
+ * The human table, the API's body as JSON or YAML, and kubectl's `wide` (the table with its extra
+ * columns) and `name` (`kind/name`, one per line). The one place the format of a run is decided.
  */
-export const OUTPUT_FORMATS = [...API_FORMATS, 'wide', 'name'] as const;
-export type OutputFormat = ApiFormat | 'wide' | 'name';
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml', 'wide', 'name'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const isFormat = (value: string): value is OutputFormat =>
   (OUTPUT_FORMATS as readonly string[]).includes(value);
@@ -27,7 +26,3 @@ export function outputFormatOf(flag: string | undefined, env: string | undefined
   if (!isFormat(env)) throw new UsageError(`GCO_OUTPUT must be one of ${OUTPUT_FORMATS.join(', ')}`);
   return env;
 }
-
-/** The format options.ts knows that stands for `format` (`wide` and `name` are tables' relatives). */
-export const apiFormatOf = (format: OutputFormat): ApiFormat =>
-  format === 'wide' || format === 'name' ? 'table' : format;

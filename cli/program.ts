@@ -3,7 +3,7 @@
  * options, every command group, help with examples and global options, and usage errors that throw
  * (main.ts turns them into exit 2) instead of exiting.
  */
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { CommandKit } from './command-kit.js';
 import { analyticsCommand } from './commands/analytics/index.js';
 import { completionCommand } from './commands/completion.js';
@@ -47,54 +47,9 @@ export function createProgram(io: CliIo, kit: CommandKit): Command {
     .description(
       'Command-line client of the gco platform: a deployed stage or the local platform (npm start).',
     )
-    .version(VERSION, '-V, --version', 'print the version')
-    .addOption(new Option('--local', 'use the local platform (.local/endpoints.json); also GCO_LOCAL=1'))
-    .addOption(new Option('--endpoints-file <path>', 'the local platform’s endpoints file (implies --local)'))
-    .addOption(
-      new Option('--project <name>', `project name of the stacks (GCO_PROJECT, default ${DEFAULT_PROJECT})`),
-    )
-    .addOption(
-      new Option(
-        '--global-region <region>',
-        `region of the global stack (GCO_GLOBAL_REGION, default ${DEFAULT_GLOBAL_REGION})`,
-      ).argParser(regionName),
-    )
-    .addOption(
-      new Option('--region <region>', 'send control-plane calls to this region’s regional API').argParser(
-        regionName,
-      ),
-    )
-    .addOption(
-      new Option(
-        '--analytics-region <region>',
-        'region of the analytics stack (default: the global region)',
-      ).argParser(regionName),
-    )
-    .addOption(new Option('--api-url <url>', 'call this API (base URL with stage) instead of discovering it'))
-    .addOption(new Option('--analytics-url <url>', 'call this analytics API (base URL with stage)'))
-    .addOption(new Option('--profile <name>', 'AWS profile for credentials (else the standard chain)'))
-    .addOption(
-      new Option(
-        '-o, --output <format>',
-        'table (default, also in a pipe), wide (more columns), name (kind/name a line), json (the API’s body) or yaml',
-      ).choices(OUTPUT_FORMATS),
-    )
-    .addOption(
-      new Option(
-        '--query <jmespath>',
-        'select from the JSON answer with a JMESPath expression (as the AWS CLI), e.g. "jobs[].name"',
-      ),
-    )
-    .addOption(
-      new Option('-q, --quiet', 'no notes or progress; print only identifiers (a create prints the new id)'),
-    )
-    .addOption(new Option('-v, --verbose', 'log each request and answer on stderr'))
-    .addOption(
-      new Option(
-        '--timeout <duration>',
-        `per-request timeout, e.g. 30s or 2m (default ${DEFAULT_TIMEOUT_SECONDS}s)`,
-      ).argParser(durationIn(1, 3600)),
-    )
+    .version(VERSION, '-V, --version', 'print the version');
+  for (const option of globalOptions()) program.addOption(option);
+  program
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -103,8 +58,55 @@ export function createProgram(io: CliIo, kit: CommandKit): Command {
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .addHelpText('after', OVERVIEW);
+  for (const group of commandGroups(kit)) program.addCommand(group);
+  program.addCommand(completionCommand(program, io));
+  inheritSettings(program);
+  return program;
+}
 
-  for (const group of [
+/**
+ * The options every command takes, in help order (options.ts resolves them against the environment;
+ * output-format.ts decides `-o`).
+ */
+function globalOptions(): Option[] {
+  return [
+    new Option('--local', 'use the local platform (.local/endpoints.json); also GCO_LOCAL=1'),
+    new Option('--endpoints-file <path>', 'the local platform’s endpoints file (implies --local)'),
+    new Option('--project <name>', `project name of the stacks (GCO_PROJECT, default ${DEFAULT_PROJECT})`),
+    new Option(
+      '--global-region <region>',
+      `region of the global stack (GCO_GLOBAL_REGION, default ${DEFAULT_GLOBAL_REGION})`,
+    ).argParser(regionName),
+    new Option('--region <region>', 'send control-plane calls to this region’s regional API').argParser(
+      regionName,
+    ),
+    new Option(
+      '--analytics-region <region>',
+      'region of the analytics stack (default: the global region)',
+    ).argParser(regionName),
+    new Option('--api-url <url>', 'call this API (base URL with stage) instead of discovering it'),
+    new Option('--analytics-url <url>', 'call this analytics API (base URL with stage)'),
+    new Option('--profile <name>', 'AWS profile for credentials (else the standard chain)'),
+    new Option(
+      '-o, --output <format>',
+      'table (default, also in a pipe), wide (more columns), name (kind/name a line), json (the API’s body) or yaml',
+    ).choices(OUTPUT_FORMATS),
+    new Option(
+      '--query <jmespath>',
+      'select from the JSON answer with a JMESPath expression (as the AWS CLI), e.g. "jobs[].name"',
+    ),
+    new Option('-q, --quiet', 'no notes or progress; print only identifiers (a create prints the new id)'),
+    new Option('-v, --verbose', 'log each request and answer on stderr'),
+    new Option(
+      '--timeout <duration>',
+      `per-request timeout, e.g. 30s or 2m (default ${DEFAULT_TIMEOUT_SECONDS}s)`,
+    ).argParser(durationIn(1, 3600)),
+  ];
+}
+
+/** The command groups, in help order. */
+function commandGroups(kit: CommandKit): CommandUnknownOpts[] {
+  return [
     jobsCommand(kit),
     manifestsCommand(kit),
     queueCommand(kit),
@@ -117,12 +119,7 @@ export function createProgram(io: CliIo, kit: CommandKit): Command {
     inferenceCommand(kit),
     analyticsCommand(kit),
     endpointsCommand(kit),
-  ]) {
-    program.addCommand(group);
-  }
-  program.addCommand(completionCommand(program, io));
-  inheritSettings(program);
-  return program;
+  ];
 }
 
 /**

@@ -27,6 +27,9 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseMs: 250, capMs: 8000 };
 
+/** One attempt per request: for a run that must answer at once or not at all (shell completion). */
+export const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseMs: 0, capMs: 0 };
+
 export function isRetryableNetworkError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);

@@ -11,7 +11,8 @@ import { apiErrorOf } from '../api-errors.js';
 import { UsageError } from '../errors.js';
 import { pathOf } from '../http.js';
 import { allowedKind, builtInKind, type KindVersion } from '../kube-kinds.js';
-import { deletedView, recordOf } from '../views/common.js';
+import { recordOf } from '../views/common.js';
+import { resourceDeletedView, resourceStatusView } from '../views/manifests.js';
 
 const DEFAULT_KIND = 'Deployment';
 
@@ -51,7 +52,7 @@ export function manifestsCommand(kit: CommandKit): CommandUnknownOpts {
               path: pathOf('api', 'v1', 'manifests', namespace, resource),
               query: { api_version: apiVersion, kind },
             },
-            name === 'delete' ? deletedView : {},
+            name === 'delete' ? resourceDeletedView(kind) : resourceStatusView(kind),
           );
         }),
       ...example,

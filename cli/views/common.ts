@@ -90,7 +90,7 @@ type Deleted = Pick<WebhookDeleted, 'webhook_id'> &
   Pick<JobDeleted | ResourceDeleted | TemplateDeleted, 'name'> &
   Pick<QueuedJob, 'job_id'>;
 
-/** What a delete answers, when the kind is not known (`-o name` is then refused). */
+/** What a delete answers; without a kind `-o name` is refused (deletedViewOf and views/manifests.ts add one). */
 export const deletedView: View = {
   render: (body) => (isRecord(body) ? renderFields(Object.entries(body)) : `${text(body)}\n`),
   ids: (body) => {

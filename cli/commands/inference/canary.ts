@@ -22,7 +22,7 @@ export function canaryCommand(kit: CommandKit) {
   return examples(
     new Command('canary')
       .description('run a canary image beside the endpoint’s image with a share of its traffic')
-      .argument('<name>', 'endpoint name', endpointName)
+      .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
       .requiredOption('--image <image>', 'the canary’s image')
       .requiredOption(
         '--weight <percent>',

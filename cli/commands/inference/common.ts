@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { ENDPOINT_NAME_PATTERN } from '../../../contracts/inference-endpoints.js';
+import { bareName } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { pathOf, type ApiRequest } from '../../http.js';
 import { integerIn, waitTimeoutOption as durationWaitTimeout } from '../../options.js';
@@ -67,14 +68,24 @@ export async function sendChange(
 
 const NAME = new RegExp(ENDPOINT_NAME_PATTERN);
 
-/** Parser for an endpoint name: a DNS label short enough for its canary's object names (the contract's). */
+/**
+ * An endpoint as given on the command line: its name, or `endpoint/NAME` as `-o name` prints it (another
+ * kind's `kind/name` is a usage error, command-kit.ts bareName).
+ */
+export const endpointRef = (value: string): string => bareName(value, ['endpoint', 'endpoints']);
+
+/**
+ * Parser for an endpoint name (bare or `endpoint/NAME`): a DNS label short enough for its canary's object
+ * names (the contract's).
+ */
 export function endpointName(value: string): string {
-  if (!NAME.test(value)) {
+  const name = endpointRef(value);
+  if (!NAME.test(name)) {
     throw new InvalidArgumentError(
       'expected a lower-case DNS label of 1–40 characters starting with a letter (e.g. llama-8b)',
     );
   }
-  return value;
+  return name;
 }
 
 /** Parser for a path below the endpoint (`/v1/completions`). */

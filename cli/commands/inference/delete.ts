@@ -18,7 +18,7 @@ export function deleteCommand(kit: CommandKit) {
   return examples(
     new Command('delete')
       .description('delete an endpoint in every region')
-      .argument('<name>', 'endpoint name', endpointName)
+      .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
       .addOption(waitOption('wait until every region has removed the endpoint and its record is gone'))
       .addOption(waitTimeoutOption())
       .action(async (name, opts, cmd) => runDelete(name, opts, await kit.context(cmd))),

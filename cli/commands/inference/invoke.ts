@@ -18,6 +18,7 @@ import type { CliIo } from '../../io.js';
 import { integerIn } from '../../options.js';
 import { toYaml, type Printer } from '../../output.js';
 import { SseParser, completionText } from '../../sse.js';
+import { endpointRef } from './common.js';
 
 const COMPLETIONS_PATH = '/v1/completions';
 const DEFAULT_MAX_TOKENS = 64;
@@ -42,7 +43,7 @@ export function invokeCommand(kit: CommandKit) {
   return examples(
     new Command('invoke')
       .description('send a request to an endpoint and print the answer as it streams in')
-      .argument('<endpoint>', 'inference endpoint name')
+      .argument('<endpoint>', 'inference endpoint name (NAME or endpoint/NAME)', endpointRef)
       .option(
         '--path <path>',
         `serving path below the endpoint (default ${COMPLETIONS_PATH} with --prompt or -d, else /)`,

@@ -50,7 +50,7 @@ export function lifecycleCommands(kit: CommandKit) {
     examples(
       new Command(verb.verb)
         .description(verb.description)
-        .argument('<name>', 'endpoint name', endpointName)
+        .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
         .addOption(expectedGenerationOption())
         .addOption(waitOption())
         .addOption(waitTimeoutOption())

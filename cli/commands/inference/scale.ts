@@ -21,7 +21,7 @@ export function scaleCommand(kit: CommandKit) {
   return examples(
     new Command('scale')
       .description('set the number of model server pods per region')
-      .argument('<name>', 'endpoint name', endpointName)
+      .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
       .requiredOption('--replicas <n>', 'pods per region', integerIn(1, 1000))
       .addOption(expectedGenerationOption())
       .addOption(waitOption())

@@ -18,7 +18,7 @@ export function statusCommand(kit: CommandKit) {
   return examples(
     new Command('status')
       .description('show an endpoint: its spec, generation and state in each region')
-      .argument('<name>', 'endpoint name', endpointName)
+      .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
       .addOption(waitOption())
       .addOption(waitTimeoutOption())
       .action(async (name, opts, cmd) => runStatus(name, opts, await kit.context(cmd))),

@@ -20,7 +20,7 @@ export function updateImageCommand(kit: CommandKit) {
   return examples(
     new Command('update-image')
       .description('replace the model server image (a rolling update in every region)')
-      .argument('<name>', 'endpoint name', endpointName)
+      .argument('<name>', 'endpoint name (NAME or endpoint/NAME)', endpointName)
       .requiredOption('--image <image>', 'the new image')
       .addOption(expectedGenerationOption())
       .addOption(waitOption())

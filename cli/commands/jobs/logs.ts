@@ -1,24 +1,15 @@
 /**
- * `gco jobs logs`: the logs of a job's started pods, once or followed until the job finishes; one shape
- * for every log command (log-lines.ts).
+ * `gco jobs logs`: the logs of a job's started pods, once or followed until the job finishes (job-logs.ts,
+ * shared with `queue logs`).
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
-import { untilInterrupted } from '../../interrupt.js';
-import { followJobLogs } from '../../log-follow.js';
-import { logsView } from '../../log-lines.js';
+import { printJobLogs, type JobLogOptions } from '../../job-logs.js';
 import { durationIn, integerIn } from '../../options.js';
-import { jobPath, namespaceOption, type JobRef } from './common.js';
+import { namespaceOption, type JobRef } from './common.js';
 
-interface LogsOptions extends JobRef {
-  container?: string;
-  tail: number;
-  previous?: boolean;
-  since?: number;
-  timestamps?: boolean;
-  follow?: boolean;
-}
+type LogsOptions = JobRef & JobLogOptions;
 
 export function logsCommand(kit: CommandKit) {
   return examples(
@@ -50,35 +41,11 @@ export function logsCommand(kit: CommandKit) {
 
 async function runLogs(options: LogsOptions, ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
-  if (options.follow === true) {
-    await untilInterrupted(
-      ctx.out,
-      () =>
-        `${options.namespace}/${options.name} keeps running; follow it with: gco jobs logs ${options.name} -n ${options.namespace} --follow`,
-      () =>
-        followJobLogs(client, ctx.out, {
-          namespace: options.namespace,
-          name: options.name,
-          ...(options.container !== undefined ? { container: options.container } : {}),
-          tail: options.tail,
-          timestamps: options.timestamps === true,
-        }),
-    );
-    return;
-  }
-  await ctx.call(
+  await printJobLogs(
+    ctx,
     client,
-    {
-      method: 'GET',
-      path: jobPath(options.namespace, options.name, 'logs'),
-      query: {
-        container: options.container,
-        tail: options.tail,
-        previous: options.previous === true ? true : undefined,
-        since_seconds: options.since,
-        timestamps: options.timestamps === true ? true : undefined,
-      },
-    },
-    logsView,
+    options,
+    options,
+    `gco jobs logs ${options.name} -n ${options.namespace} --follow`,
   );
 }

@@ -4,7 +4,7 @@
  * terminal), and `--dry-run` only lists them.
  */
 import { Command } from '@commander-js/extra-typings';
-import { bareName, examples, type CommandKit } from '../../command-kit.js';
+import { examples, type CommandKit } from '../../command-kit.js';
 import {
   YES_OPTION,
   confirmDeletion,
@@ -15,15 +15,12 @@ import {
 } from '../../confirm.js';
 import type { CommandContext } from '../../context.js';
 import { queueListView, queuedJobView } from '../../views/queue.js';
-import { queuedJobPath } from './common.js';
+import { queuedJobPath, queuedJobRefOf } from './common.js';
 
 interface CancelOptions extends DestructiveOptions {
   ids: string[];
   reason?: string;
 }
-
-/** A queued job id as given: the id, or `queuedjob/ID` as `-o name` prints it. */
-const queuedJobIdOf = (arg: string) => bareName(arg, ['queuedjob', 'queuedjobs']);
 
 /** Several queued jobs as the list answer `queueListView` renders. */
 const asList = (bodies: unknown[]) => ({ jobs: bodies });
@@ -37,7 +34,7 @@ export function cancelCommand(kit: CommandKit) {
       .option(...YES_OPTION)
       .option('--dry-run', 'list what would be cancelled, cancel nothing')
       .action(async (ids, opts, cmd) =>
-        runCancel({ ...opts, ids: ids.map(queuedJobIdOf) }, await kit.context(cmd)),
+        runCancel({ ...opts, ids: ids.map(queuedJobRefOf) }, await kit.context(cmd)),
       ),
     'gco queue cancel 6f1e0c2a-… --reason "superseded"',
     'gco queue list --status queued -o name | xargs gco queue cancel --yes',

@@ -9,6 +9,7 @@ import type {
   QueuedJobSummary,
 } from '../../../contracts/api/manifest-processor-central.js';
 import { apiErrorOf } from '../../api-errors.js';
+import { bareName } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { pathOf, type ApiClient } from '../../http.js';
@@ -18,6 +19,12 @@ import { recordOf, rowsOf, text, viewOf, type Fields } from '../../views/common.
 import { queueListView, queuedJobView } from '../../views/queue.js';
 
 export const queuedJobPath = (id: string) => pathOf('api', 'v1', 'queue', 'jobs', id);
+
+/**
+ * A queued job as given on the command line: its id (or name, where the verb finds it by name), or
+ * `queuedjob/…` as `-o name` prints it; another kind's `kind/name` is a usage error.
+ */
+export const queuedJobRefOf = (arg: string) => bareName(arg, ['queuedjob', 'queuedjobs'], 'ID');
 
 /** Default `--wait-timeout` of the queue verbs: a queued job may wait for its region a while. */
 export const QUEUE_WAIT_SECONDS = 3600;

@@ -18,6 +18,7 @@ import {
   QUEUE_WAIT_SECONDS,
   findQueuedJob,
   queuedJobPath,
+  queuedJobRefOf,
   queuedRecordView,
 } from './common.js';
 
@@ -32,11 +33,16 @@ export function getCommand(kit: CommandKit) {
   return examples(
     new Command('get')
       .description('show a queued job (by id or name) and the Kubernetes Job it runs as')
-      .argument('<job>', 'queued job id, its Kubernetes Job name, or the name in its manifest')
+      .argument(
+        '<job>',
+        'queued job id (or queuedjob/ID), its Kubernetes Job name, or the name in its manifest',
+      )
       .option('-n, --namespace <namespace>', 'look the name up in this namespace only')
       .option('--wait', 'wait until the queued job has finished')
       .addOption(waitTimeoutOption(QUEUE_WAIT_SECONDS, QUEUE_WAIT_MAX_SECONDS))
-      .action(async (ref, opts, cmd) => runGet({ ...opts, ref }, await kit.context(cmd))),
+      .action(async (ref, opts, cmd) =>
+        runGet({ ...opts, ref: queuedJobRefOf(ref) }, await kit.context(cmd)),
+      ),
     'gco queue get 6f1e0c2a-… -o yaml',
     'gco queue get train                 # the newest queued job whose manifest is named train',
     'gco queue get train --wait',

@@ -1,7 +1,7 @@
 /**
  * `gco queue logs`: the logs of the Kubernetes Job a queued job was dispatched as, found by the queued
- * job's id or name (common.ts findQueuedJob), in the shape of `jobs logs` (log-lines.ts). `--follow`
- * first waits for the dispatch, then prints lines until the Job has finished.
+ * job's id or name (common.ts findQueuedJob), printed as `jobs logs` prints them (job-logs.ts).
+ * `--follow` first waits for the dispatch, then prints lines until the Job has finished.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -10,32 +10,29 @@ import { apiErrorOf } from '../../api-errors.js';
 import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { pathOf, type ApiClient } from '../../http.js';
+import type { ApiClient } from '../../http.js';
 import { untilInterrupted } from '../../interrupt.js';
+import { printJobLogs, type JobLogOptions } from '../../job-logs.js';
 import { FINAL_QUEUE_STATES } from '../../job-wait.js';
-import { followJobLogs } from '../../log-follow.js';
-import { logsView } from '../../log-lines.js';
 import { durationIn, integerIn } from '../../options.js';
 import { recordOf, text } from '../../views/common.js';
-import { findQueuedJob, queuedJobPath, reasonOf } from './common.js';
+import { findQueuedJob, queuedJobPath, queuedJobRefOf, reasonOf } from './common.js';
 
 const DISPATCH_POLL_MS = 1000;
 
-interface LogsOptions {
+interface LogsOptions extends JobLogOptions {
   ref: string;
   namespace?: string;
-  container?: string;
-  tail: number;
-  since?: number;
-  timestamps?: boolean;
-  follow?: boolean;
 }
 
 export function logsCommand(kit: CommandKit) {
   return examples(
     new Command('logs')
       .description('print the logs of the Kubernetes Job a queued job runs as')
-      .argument('<job>', 'queued job id, its Kubernetes Job name, or the name in its manifest')
+      .argument(
+        '<job>',
+        'queued job id (or queuedjob/ID), its Kubernetes Job name, or the name in its manifest',
+      )
       .option('-n, --namespace <namespace>', 'look the name up in this namespace only')
       .option('-c, --container <container>', 'container (default: the pod’s default container)')
       .option('--tail <lines>', 'last lines per pod', integerIn(1, 10000), 100)
@@ -51,7 +48,9 @@ export function logsCommand(kit: CommandKit) {
           'wait for the dispatch, then print new lines until the job finishes (prints text)',
         ).conflicts('since'),
       )
-      .action(async (ref, opts, cmd) => runLogs({ ...opts, ref }, await kit.context(cmd))),
+      .action(async (ref, opts, cmd) =>
+        runLogs({ ...opts, ref: queuedJobRefOf(ref) }, await kit.context(cmd)),
+      ),
     'gco queue logs 6f1e0c2a-…',
     'gco queue logs train --follow       # the newest queued job whose manifest is named train',
   );
@@ -67,36 +66,7 @@ async function runLogs(options: LogsOptions, ctx: CommandContext): Promise<void>
       `Its Job will be ${text(job.namespace)}/${text(job.job_name)}; \`gco queue logs ${id} --follow\` waits for it.`,
     );
   }
-  const { namespace, name } = job.k8s;
-  if (options.follow === true) {
-    await untilInterrupted(
-      ctx.out,
-      () => `${namespace}/${name} keeps running; follow it with: gco queue logs ${id} --follow`,
-      () =>
-        followJobLogs(client, ctx.out, {
-          namespace,
-          name,
-          ...(options.container !== undefined ? { container: options.container } : {}),
-          tail: options.tail,
-          timestamps: options.timestamps === true,
-        }),
-    );
-    return;
-  }
-  await ctx.call(
-    client,
-    {
-      method: 'GET',
-      path: pathOf('api', 'v1', 'jobs', namespace, name, 'logs'),
-      query: {
-        container: options.container,
-        tail: options.tail,
-        since_seconds: options.since,
-        timestamps: options.timestamps === true ? true : undefined,
-      },
-    },
-    logsView,
-  );
+  await printJobLogs(ctx, client, job.k8s, options, `gco queue logs ${id} --follow`);
 }
 
 async function current(client: ApiClient, id: string) {

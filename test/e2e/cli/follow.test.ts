@@ -125,7 +125,37 @@ describe('a queued job, followed by what the user knows', () => {
     expect(early.stderr).toContain(`has no Kubernetes Job yet: it is queued`);
     expect(early.stderr).toContain(`svc-jobs/${String(labelled.job_name)}`);
     await json(['queue', 'cancel', String(labelled.job_id)]);
-  });
+  }, 90_000);
+
+  test('-o name gives queuedjob/ID, which get, logs and cancel take back; another kind exits 2', async () => {
+    const file = tempFile('byname.yaml', JOB_YAML('cli-byname', 'named back'));
+    const submitted = await run(['-o', 'json', 'queue', 'submit', file, '--target-region', REGION, '--wait']);
+    expect(submitted.code).toBe(0);
+    const [queued] = jsonLines(submitted) as Json[];
+    const id = String(queued?.job_id);
+    const jobName = String(queued?.job_name);
+    const listed = await run(['-o', 'name', 'queue', 'list', '--target-region', REGION]);
+    expect(listed.stdout.split('\n')).toContain(`queuedjob/${id}`);
+
+    expect((await json(['queue', 'get', `queuedjob/${id}`])).job_id).toBe(id);
+    const logs = await run(['-o', 'table', 'queue', 'logs', `queuedjob/${id}`]);
+    expect([logs.code, logs.stdout.split('\n')]).toEqual([0, expect.arrayContaining(['named back'])]);
+    // queue logs prints its Job's logs with the one function jobs logs uses (cli/job-logs.ts).
+    const options = ['--tail', '1', '--timestamps'];
+    expect(await json(['queue', 'logs', id, ...options])).toEqual(
+      await json(['jobs', 'logs', jobName, ...options]),
+    );
+
+    // The Job's own `-o name` is not a queued job: a usage error before any request, naming both kinds.
+    for (const verb of ['get', 'logs', 'cancel']) {
+      const wrong = await run(['queue', verb, `job/${jobName}`]);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(
+        `gco: resource type mismatch: "job/${jobName}" is a job, not a queuedjob`,
+      );
+      expect(wrong.stderr).toContain('hint: give ID or queuedjob/ID (as `-o name` prints it)');
+    }
+  }, 90_000);
 
   test('an unknown name exits 1 and says where to look', async () => {
     const result = await run(['queue', 'logs', 'no-such-queued-job']);
@@ -158,7 +188,20 @@ describe('manifests of any allowed kind', () => {
     const unknown = await run(['manifests', 'get', 'svc-jobs', 'cli-kinds', '--kind', 'PyTorchJob']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--kind PyTorchJob');
-    await json(['manifests', 'delete', 'svc-jobs', 'cli-kinds', '--kind', 'Job']);
+    // -o name: kind/name, as every other command prints it (kubectl: one resource/name per object).
+    const named = await run(['-o', 'name', 'manifests', 'get', 'svc-jobs', 'cli-kinds', '--kind', 'jobs']);
+    expect([named.code, named.stdout]).toEqual([0, 'job/cli-kinds\n']);
+    const deleted = await run([
+      '-o',
+      'name',
+      'manifests',
+      'delete',
+      'svc-jobs',
+      'cli-kinds',
+      '--kind',
+      'Job',
+    ]);
+    expect([deleted.code, deleted.stdout, deleted.stderr]).toEqual([0, 'job/cli-kinds\n', '']);
     const gone = await poll(
       () => edge.global({ path: '/api/v1/jobs/svc-jobs/cli-kinds' }),
       (reply) => reply.status === 404,

@@ -93,3 +93,29 @@ test('an endpoint that does not exist: exit 1 with the inference-proxy’s 404',
     "HTTP 404 from POST /inference/no-such-model/v1/completions (global API): Inference endpoint 'no-such-model' not found",
   );
 });
+
+test('endpoint/NAME, as -o name prints it, names the endpoint; another kind exits 2 before any request', async () => {
+  const answer = await gco(
+    [
+      '-o',
+      'json',
+      'inference',
+      'invoke',
+      `endpoint/${SAMPLE_ENDPOINT}`,
+      '--prompt',
+      PROMPT,
+      '--max-tokens',
+      '2',
+    ],
+    { env },
+  );
+  expect(answer.code).toBe(0);
+  expect(JSON.parse(answer.stdout)).toHaveProperty('choices');
+  const status = await gco(['-o', 'name', 'inference', 'status', `endpoint/${SAMPLE_ENDPOINT}`], { env });
+  expect([status.code, status.stdout]).toEqual([0, `endpoint/${SAMPLE_ENDPOINT}\n`]);
+  const wrong = await gco(['inference', 'invoke', `job/${SAMPLE_ENDPOINT}`, '--prompt', PROMPT], { env });
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain(
+    `resource type mismatch: "job/${SAMPLE_ENDPOINT}" is a job, not an endpoint`,
+  );
+});

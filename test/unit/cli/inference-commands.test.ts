@@ -130,6 +130,27 @@ describe('requests', () => {
     expect(body).toEqual(expected);
   });
 
+  test.each([
+    [['status', 'endpoint/llama'], 'GET', ''],
+    [['status', 'endpoints/llama'], 'GET', ''],
+    [['scale', 'endpoint/llama', '--replicas', '2'], 'POST', '/scale'],
+    [['update-image', 'endpoint/llama', '--image', 'repo/vllm:2'], 'POST', '/image'],
+    [['canary', 'endpoint/llama', '--image', 'repo/vllm:3', '--weight', '20'], 'POST', '/canary'],
+    [['promote', 'Endpoint/llama'], 'POST', '/promote'],
+    [['delete', 'endpoint/llama'], 'DELETE', ''],
+  ])('%j: endpoint/NAME as `-o name` prints it is the endpoint NAME', async (args, method, suffix) => {
+    const { request } = await sent(['inference', ...args]);
+    expect([request.method, request.target]).toEqual([
+      method,
+      `/prod/api/v1/inference/endpoints/llama${suffix}`,
+    ]);
+  });
+
+  test('invoke takes endpoint/NAME too', async () => {
+    const { request } = await sent(['inference', 'invoke', 'endpoint/llama', '-d', '{"prompt":"x"}']);
+    expect(request.target).toBe('/prod/inference/llama/v1/completions');
+  });
+
   test('list', async () => {
     expect((await sent(['inference', 'list'])).request.target).toBe('/prod/api/v1/inference/endpoints');
   });
@@ -161,6 +182,7 @@ describe('usage errors exit 2 and send nothing', () => {
     [['update-image', 'llama']],
     [['promote', 'llama', '--expected-generation', '0']],
     [['status', 'UPPER']],
+    [['status', 'endpoint/UPPER']],
     [['delete']],
     [['restart', 'llama']],
   ])('%j', async (args) => {
@@ -169,6 +191,34 @@ describe('usage errors exit 2 and send nothing', () => {
     expect(result.stderr).not.toBe('');
     expect(api.requests).toHaveLength(0);
   });
+
+  test.each([
+    [['status', 'job/llama']],
+    [['scale', 'queuedjob/llama', '--replicas', '2']],
+    [['delete', 'template/llama']],
+    [['invoke', 'job.batch/llama', '--prompt', 'x']],
+  ])('%j: another kind’s kind/name is a resource type mismatch', async (args) => {
+    const result = await runGco(['--endpoints-file', endpoints, 'inference', ...args]);
+    const given = String(args[1]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `gco: resource type mismatch: "${given}" is a ${given.split('/')[0]}, not an endpoint\n` +
+        'hint: give NAME or endpoint/NAME (as `-o name` prints it)\n',
+    );
+    expect(api.requests).toHaveLength(0);
+  });
+
+  test.each([[['status', 'endpoint/']], [['invoke', 'endpoint/a/b', '--prompt', 'x']]])(
+    '%j: a kind without one name is not an endpoint name',
+    async (args) => {
+      const result = await runGco(['--endpoints-file', endpoints, 'inference', ...args]);
+      expect([result.code, result.stderr.split('\n')[0]]).toEqual([
+        2,
+        `gco: "${String(args[1])}" is not an endpoint name`,
+      ]);
+      expect(api.requests).toHaveLength(0);
+    },
+  );
 });
 
 /** A loopback API answering writes with `write` and each GET with the next scripted answer (the last repeats). */

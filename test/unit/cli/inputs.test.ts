@@ -12,6 +12,7 @@ import { parseDocuments } from '../../../cli/input-files.js';
 import { parseLocalEndpoints } from '../../../cli/local-endpoints.js';
 import { newLines } from '../../../cli/log-follow.js';
 import { resolveGlobalOptions } from '../../../cli/options.js';
+import { outputFormatOf } from '../../../cli/output-format.js';
 import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs } from '../../../cli/retry.js';
 import { SseParser, completionText } from '../../../cli/sse.js';
 
@@ -129,35 +130,39 @@ describe('retries', () => {
 });
 
 describe('global options', () => {
-  test('command line, then GCO_* variables, then defaults; json when stdout is not a terminal', () => {
-    expect(resolveGlobalOptions({}, {}, false)).toMatchObject({
+  test('command line, then GCO_* variables, then defaults', () => {
+    expect(resolveGlobalOptions({}, {})).toMatchObject({
       local: false,
       project: 'gco',
       globalRegion: 'us-east-2',
-      output: 'json',
       timeoutMs: 60000,
     });
-    expect(resolveGlobalOptions({}, {}, true).output).toBe('table');
-    const env = { GCO_LOCAL: '1', GCO_PROJECT: 'acme', GCO_OUTPUT: 'yaml', GCO_GLOBAL_REGION: 'eu-west-1' };
-    expect(resolveGlobalOptions({}, env, true)).toMatchObject({
+    const env = { GCO_LOCAL: '1', GCO_PROJECT: 'acme', GCO_GLOBAL_REGION: 'eu-west-1' };
+    expect(resolveGlobalOptions({}, env)).toMatchObject({
       local: true,
       project: 'acme',
-      output: 'yaml',
       globalRegion: 'eu-west-1',
     });
-    expect(resolveGlobalOptions({ project: 'cli', output: 'table' }, env, false)).toMatchObject({
-      project: 'cli',
-      output: 'table',
-    });
-    expect(resolveGlobalOptions({ endpointsFile: 'x.json' }, {}, false)).toMatchObject({
+    expect(resolveGlobalOptions({ project: 'cli' }, env)).toMatchObject({ project: 'cli' });
+    expect(resolveGlobalOptions({ endpointsFile: 'x.json' }, {})).toMatchObject({
       local: true,
       endpointsFile: 'x.json',
     });
   });
 
-  test('bad values from the environment are usage errors', () => {
-    expect(exitCodeOf(() => resolveGlobalOptions({}, { GCO_OUTPUT: 'xml' }, false))).toBe(2);
-    expect(exitCodeOf(() => resolveGlobalOptions({}, { GCO_REGION: 'moon-1' }, false))).toBe(2);
+  test('the output format: -o, then GCO_OUTPUT, then table whether stdout is a terminal or a pipe', () => {
+    expect(outputFormatOf(undefined, undefined)).toBe('table');
+    expect(outputFormatOf(undefined, '')).toBe('table');
+    expect(outputFormatOf(undefined, 'yaml')).toBe('yaml');
+    expect(outputFormatOf('name', 'yaml')).toBe('name');
+    // options.ts no longer carries a format of its own to fall back to.
+    expect(resolveGlobalOptions({}, { GCO_OUTPUT: 'json' })).not.toHaveProperty('output');
+  });
+
+  test('bad values from the command line and the environment are usage errors', () => {
+    expect(exitCodeOf(() => outputFormatOf(undefined, 'xml'))).toBe(2);
+    expect(exitCodeOf(() => outputFormatOf('csv', undefined))).toBe(2);
+    expect(exitCodeOf(() => resolveGlobalOptions({}, { GCO_REGION: 'moon-1' }))).toBe(2);
   });
 });
 
