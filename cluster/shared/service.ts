@@ -214,7 +214,7 @@ function frontedServerFactory(
       if (front === undefined || !front(req, res)) handler(req, res);
     };
     // An https.Server is Node's HTTP server over TLS; the services use only what both share (ServiceApp).
-    return https ? (createHttpsServer(https, listener) as unknown as Server) : createHttpServer(listener);
+    return https ? createHttpsServer(https, listener) : createHttpServer(listener);
   };
 }
 
