@@ -167,19 +167,33 @@ function proxiedRequest(
     body,
     protocol: (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http',
     remoteAddress: req.socket.remoteAddress,
-    log: requestLog(logger, id),
+    log: new RequestLog(logger, id),
     res,
     hijack: () => undefined,
   };
 }
 
-/** Log lines of one request carry its id under the framework's label, without a child logger per request. */
-function requestLog(logger: FastifyBaseLogger, id: string): ProxyLog {
-  return {
-    info: (fields, message) => logger.info({ request_id: id, ...fields }, message),
-    warn: (fields, message) => logger.warn({ request_id: id, ...fields }, message),
-    error: (fields, message) => logger.error({ request_id: id, ...fields }, message),
-  };
+/**
+ * Log lines of one request carry its id under the framework's label, without a child logger (or three
+ * closures) per request.
+ */
+class RequestLog implements ProxyLog {
+  constructor(
+    private readonly logger: FastifyBaseLogger,
+    private readonly id: string,
+  ) {}
+
+  info(fields: object, message: string): void {
+    this.logger.info({ request_id: this.id, ...fields }, message);
+  }
+
+  warn(fields: object, message: string): void {
+    this.logger.warn({ request_id: this.id, ...fields }, message);
+  }
+
+  error(fields: object, message: string): void {
+    this.logger.error({ request_id: this.id, ...fields }, message);
+  }
 }
 
 /** The framework's error answer (cluster/shared/service.ts answerError) for what forward.ts throws. */
