@@ -84,7 +84,7 @@ const CRLF = Buffer.from('\r\n', 'latin1');
  * The body relay. Node's TLS layer hands the HTTP parser one callback per TLS record (at most 16 KiB), so
  * one read of the model server's socket brings many chunks: 64 KiB of a bulk stream, or dozens of small
  * SSE events. Per chunk the relay only counts it and keeps a reference to the parser's Buffer (no copy);
- * the idle deadline is pushed back once per read, when its batch has gone out. Once the event loop has handled
+ * the idle deadline is pushed back once per read, when a batch starts. Once the event loop has handled
  * that read (setImmediate: the rest of the current loop turn, no timer), everything it brought goes to the
  * caller's socket as one HTTP/1.1 chunk in one writev — a size line, the model's Buffers as they are, CRLF
  * — the way nginx relays a read. The first batch carries the response head, so status and headers reach
@@ -96,11 +96,7 @@ const CRLF = Buffer.from('\r\n', 'latin1');
 class BodyRelay implements UpstreamBodySink {
   /** Decided by writeHead: chunked unless the model sent a length (or the caller speaks HTTP/1.0). */
   private readonly chunked: boolean;
-  /**
-   * The silence deadline, armed when a read's batch has gone out (an answer the model ends within its
-   * first read, the common small answer, never needs one) and pushed back by every later one.
-   */
-  private idle: NodeJS.Timeout | undefined = undefined;
+  private readonly idle: NodeJS.Timeout;
   private bytes = 0;
   private paused = false;
   private done = false;
@@ -120,12 +116,11 @@ class BodyRelay implements UpstreamBodySink {
     private readonly streamIdleTimeoutMs: number,
   ) {
     this.chunked = res.chunkedEncoding;
+    this.idle = setTimeout(() => {
+      this.cause ??= 'idle';
+      this.finish(new Error(`stream idle for ${this.streamIdleTimeoutMs} ms`));
+    }, streamIdleTimeoutMs);
   }
-
-  private readonly onIdle = (): void => {
-    this.cause ??= 'idle';
-    this.finish(new Error(`stream idle for ${this.streamIdleTimeoutMs} ms`));
-  };
 
   start(): void {
     const { res } = this;
@@ -171,9 +166,10 @@ class BodyRelay implements UpstreamBodySink {
   /** setImmediate's callback, bound once per stream rather than once per read. */
   private readonly flushScheduled = (): void => this.flush();
 
-  /** Starts a batch: cork, flush at the end of this loop turn. */
+  /** Starts a batch: cork, flush at the end of this loop turn, push the idle deadline back (once per read). */
   private hold(): void {
     if (this.scheduled !== undefined) return;
+    this.idle.refresh();
     this.socket.cork();
     this.scheduled = setImmediate(this.flushScheduled);
   }
@@ -195,9 +191,6 @@ class BodyRelay implements UpstreamBodySink {
     this.scheduled = undefined;
     this.writeBatch();
     this.socket.uncork();
-    // The silence is counted from the end of this read's loop turn (once per read, not per chunk).
-    if (this.idle === undefined) this.idle = setTimeout(this.onIdle, this.streamIdleTimeoutMs);
-    else this.idle.refresh();
     if (!this.paused && this.socket.writableLength >= RELAY_BUFFER_LIMIT) {
       this.paused = true;
       this.exchange.pause();
