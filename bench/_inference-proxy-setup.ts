@@ -40,6 +40,8 @@ export interface BenchTopology {
   readonly modelPort: number;
   readonly proxyPort: number;
   readonly proxyPid: number;
+  /** The floor (bench/_inference-proxy-floor.ts): a bare node:http server relaying through undici. */
+  readonly floor: { port: number; pid: number };
   /** Absent when nginx is not installed. */
   readonly nginx: { port: number; workerPid: number } | undefined;
   close(): Promise<void>;
@@ -188,9 +190,10 @@ function modelServer(key: string, cert: string): Server {
 async function startProxyChild(
   modelPort: number,
   caFile: string,
+  script = './_inference-proxy-child.ts',
 ): Promise<{ child: ChildProcess; port: number }> {
   const nodeArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const childScript = fileURLToPath(new URL('./_inference-proxy-child.ts', import.meta.url));
+  const childScript = fileURLToPath(new URL(script, import.meta.url));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', childScript], {
     env: { ...process.env, BENCH_KEY, BENCH_MODEL_PORT: String(modelPort), BENCH_CA_FILE: caFile },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -263,6 +266,8 @@ export async function startBenchTopology(): Promise<BenchTopology> {
   try {
     const proxy = await startProxyChild(modelPort, caFile);
     children.push(proxy.child);
+    const floor = await startProxyChild(modelPort, caFile, './_inference-proxy-floor.ts');
+    children.push(floor.child);
     const nginx = await startNginx(dir, modelPort, caFile);
     if (nginx) children.push(nginx.child);
     return {
@@ -270,6 +275,7 @@ export async function startBenchTopology(): Promise<BenchTopology> {
       modelPort,
       proxyPort: proxy.port,
       proxyPid: proxy.child.pid!,
+      floor: { port: floor.port, pid: floor.child.pid! },
       nginx: nginx && { port: nginx.port, workerPid: nginx.workerPid },
       close,
     };

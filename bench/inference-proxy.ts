@@ -28,8 +28,12 @@ import {
 } from './_inference-proxy-setup.js';
 import type { BenchFigure, BenchRun } from './figures.js';
 
-type PathName = 'direct' | 'proxy' | 'nginx';
+/** `floor` is measured in the time-to-first-byte phase only (bench/_inference-proxy-floor.ts). */
+type PathName = 'direct' | 'proxy' | 'nginx' | 'floor';
 type PerPath = Record<PathName, number>;
+
+/** Small answers per path before the first run. */
+const WARM_UP_REQUESTS = 500;
 
 interface Sample {
   ttfbMs: number;
@@ -45,6 +49,8 @@ interface RunFigures {
   cpuPerMiB: PerPath;
   sse: PerPath;
   load: number;
+  /** CPU the proxy process spends per second while idle (subtracted from CPU per request). */
+  proxyIdleMsPerS: number;
 }
 
 function median(values: readonly number[]): number {
@@ -76,6 +82,7 @@ function clients(topology: BenchTopology) {
   const directAgent = new HttpsAgent({ keepAlive: true, ca: topology.ca, maxSockets: 1 });
   const proxyAgent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const nginxAgent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const floorAgent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const get = (which: PathName, path: string): Promise<Sample> => {
     if (which === 'direct') {
       const start = performance.now();
@@ -86,17 +93,22 @@ function clients(topology: BenchTopology) {
         req.end();
       });
     }
-    const target = which === 'proxy' ? `/inference/bench${path}` : path;
+    const target = which === 'nginx' ? path : `/inference/bench${path}`;
     // Signing is the edge's work, not the proxy's: done before the clock starts.
     const headers = which === 'proxy' ? signEnvelope({ key: BENCH_KEY, method: 'GET', target }) : {};
     const start = performance.now();
     return new Promise((resolve, reject) => {
       const req = httpRequest({
         host: '127.0.0.1',
-        port: which === 'proxy' ? topology.proxyPort : (topology.nginx?.port ?? 0),
+        port:
+          which === 'proxy'
+            ? topology.proxyPort
+            : which === 'floor'
+              ? topology.floor.port
+              : (topology.nginx?.port ?? 0),
         path: target,
         headers,
-        agent: which === 'proxy' ? proxyAgent : nginxAgent,
+        agent: which === 'proxy' ? proxyAgent : which === 'floor' ? floorAgent : nginxAgent,
       });
       req.on('error', reject);
       req.on('response', (res) => void measure(start, res).then(resolve, reject));
@@ -107,6 +119,7 @@ function clients(topology: BenchTopology) {
     directAgent.destroy();
     proxyAgent.destroy();
     nginxAgent.destroy();
+    floorAgent.destroy();
   };
   return { get, close };
 }
@@ -123,6 +136,14 @@ const rotated = (paths: readonly PathName[], i: number): PathName[] => [
   ...paths.slice(0, i % paths.length),
 ];
 
+/** CPU a process spends per second with no request in flight (its timers: metrics sampling, keep-alive). */
+async function idleCpuMsPerSecond(cpuOf: () => number, ms: number): Promise<number> {
+  const before = cpuOf();
+  const start = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return (cpuOf() - before) / ((performance.now() - start) / 1000);
+}
+
 /** One run of every selected load over every path. */
 async function measureRun(
   topology: BenchTopology,
@@ -134,26 +155,39 @@ async function measureRun(
   const cpuOf = (which: PathName): number =>
     which === 'proxy'
       ? cpuMs(topology.proxyPid)
-      : which === 'nginx' && topology.nginx
-        ? cpuMs(topology.nginx.workerPid)
-        : 0;
-  const samples = () => ({ direct: [] as number[], proxy: [] as number[], nginx: [] as number[] });
+      : which === 'floor'
+        ? cpuMs(topology.floor.pid)
+        : which === 'nginx' && topology.nginx
+          ? cpuMs(topology.nginx.workerPid)
+          : 0;
+  const samples = (): Record<PathName, number[]> => ({ direct: [], proxy: [], nginx: [], floor: [] });
   const ttfb = samples();
   const throughput = samples();
   const cpuPerMiB = samples();
   const sse = samples();
-  const cpuPerRequest: PerPath = { direct: 0, proxy: 0, nginx: 0 };
+  const cpuPerRequest: PerPath = { direct: 0, proxy: 0, nginx: 0, floor: 0 };
   const load = loadavg()[0] ?? 0;
+  let proxyIdleMsPerS = 0;
 
   if (phases.has('ttfb')) {
     // The whole phase's CPU over its requests: a process is idle while the other paths run, and work
-    // left over after a response (hooks, pool bookkeeping, garbage collection) is counted too.
-    const before = { proxy: cpuOf('proxy'), nginx: cpuOf('nginx') };
+    // left over after a response (pool bookkeeping, garbage collection) is counted too. What a process
+    // spends per second while idle is not per request (the proxy's prom-client event-loop-delay monitor
+    // wakes it 100 times a second; nginx's worker sleeps): measured just before, it is taken out pro rata.
+    const cpuPaths: PathName[] = ['proxy', 'floor', 'nginx'];
+    const idle: Partial<Record<PathName, number>> = {};
+    for (const p of cpuPaths) idle[p] = await idleCpuMsPerSecond(() => cpuOf(p), 500);
+    proxyIdleMsPerS = idle.proxy ?? 0;
+    const before = Object.fromEntries(cpuPaths.map((p) => [p, cpuOf(p)])) as Record<PathName, number>;
+    const started = performance.now();
     for (let i = 0; i < reps.ttfb; i++) {
-      for (const p of paths) ttfb[p].push((await get(p, '/first')).ttfbMs);
+      for (const p of rotated([...paths, 'floor'], i)) ttfb[p].push((await get(p, '/first')).ttfbMs);
     }
-    cpuPerRequest.proxy = (cpuOf('proxy') - before.proxy) / reps.ttfb;
-    cpuPerRequest.nginx = (cpuOf('nginx') - before.nginx) / reps.ttfb;
+    const seconds = (performance.now() - started) / 1000;
+    for (const p of cpuPaths) {
+      const spent = cpuOf(p) - before[p] - (idle[p] ?? 0) * seconds;
+      cpuPerRequest[p] = Math.max(0, spent) / reps.ttfb;
+    }
   }
   for (let i = 0; phases.has('stream') && i < reps.stream; i++) {
     for (const p of rotated(paths, i)) {
@@ -171,6 +205,7 @@ async function measureRun(
     direct: median(v.direct),
     proxy: median(v.proxy),
     nginx: median(v.nginx),
+    floor: median(v.floor),
   });
   return {
     throughput: medians(throughput),
@@ -179,10 +214,11 @@ async function measureRun(
     cpuPerMiB: medians(cpuPerMiB),
     sse: medians(sse),
     load,
+    proxyIdleMsPerS,
   };
 }
 
-type FigureKey = Exclude<keyof RunFigures, 'load'>;
+type FigureKey = Exclude<keyof RunFigures, 'load' | 'proxyIdleMsPerS'>;
 
 interface FigureSpec {
   key: FigureKey;
@@ -194,6 +230,10 @@ interface FigureSpec {
   /** What one run's figure is made of. */
   sampleNote: string;
   withDirect: boolean;
+  /** Also show the floor (a bare node:http server relaying through undici) and its ratio to nginx. */
+  withFloor?: boolean;
+  /** Extra words for the note, from the runs. */
+  extraNote?: (runs: readonly RunFigures[]) => string;
 }
 
 /** The figure across runs: median value per path, median ratio, and every run's ratio in the note. */
@@ -204,9 +244,17 @@ function figure(spec: FigureSpec, runs: readonly RunFigures[], hasNginx: boolean
   const perRun = runs.map(
     (r, i) => `${Number.isFinite(ratios[i]) ? ratios[i]!.toFixed(2) : '—'}× (load ${r.load.toFixed(1)})`,
   );
+  const floorRatio = median(
+    runs.map((r) => (r[spec.key].nginx > 0 ? r[spec.key].floor / r[spec.key].nginx : NaN)),
+  );
   const note = [
     hasNginx ? '' : 'nginx not installed',
     spec.withDirect ? `direct ${spec.format(value('direct'))}` : '',
+    spec.withFloor
+      ? `floor (bare node:http + undici relay) ${spec.format(value('floor'))}` +
+        (hasNginx && Number.isFinite(floorRatio) ? `, ${floorRatio.toFixed(2)}× nginx` : '')
+      : '',
+    spec.extraNote?.(runs) ?? '',
     `median of ${runs.length} runs, each ${spec.sampleNote}`,
     hasNginx ? `runs: ${perRun.join(', ')}` : '',
   ];
@@ -236,10 +284,14 @@ export const run: BenchRun = async () => {
   const paths: PathName[] = topology.nginx ? ['direct', 'proxy', 'nginx'] : ['direct', 'proxy'];
   const runs: RunFigures[] = [];
   try {
-    // Warm-up: JIT, TLS sessions, kept-alive connections on every hop.
+    // Warm-up: TLS sessions and kept-alive connections on every hop, and the JIT. The small-answer path
+    // gets enough requests for V8 to have compiled it (three left the first run's CPU figure with the
+    // compiler threads and an interpreted proxy in it; nginx has nothing to warm up).
+    for (let i = 0; phases.has('ttfb') && i < WARM_UP_REQUESTS; i++) {
+      for (const p of [...paths, 'floor'] as const) await get(p, '/first');
+    }
     for (let i = 0; i < 3; i++) {
       for (const p of paths) {
-        if (phases.has('ttfb')) await get(p, '/first');
         if (phases.has('stream')) await get(p, '/stream');
         if (phases.has('sse')) await get(p, '/sse');
       }
@@ -268,6 +320,7 @@ export const run: BenchRun = async () => {
       format: (v) => `${v.toFixed(3)} ms`,
       sampleNote: `the median of ${reps.ttfb} small SSE answers`,
       withDirect: true,
+      withFloor: true,
     },
     {
       key: 'cpuPerRequest',
@@ -275,8 +328,11 @@ export const run: BenchRun = async () => {
       goal: '≤ 2× nginx',
       met: (x) => x <= 2,
       format: (v) => `${v.toFixed(3)} ms`,
-      sampleNote: `the CPU time of the ${reps.ttfb}-answer phase ÷ ${reps.ttfb} (proxy process vs nginx worker, /proc schedstat)`,
+      sampleNote: `the CPU time of the ${reps.ttfb}-answer phase, less each process's idle CPU rate over the phase's duration, ÷ ${reps.ttfb} (proxy process vs nginx worker, /proc schedstat)`,
       withDirect: false,
+      withFloor: true,
+      extraNote: (runs) =>
+        `proxy idle ${median(runs.map((r) => r.proxyIdleMsPerS)).toFixed(1)} ms CPU/s taken out (prom-client event-loop-delay monitor)`,
     },
     {
       key: 'cpuPerMiB',

@@ -4,7 +4,14 @@
  * body limit and an OpenAPI 3.1 document. A service only adds its routes.
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -69,6 +76,23 @@ export interface ServiceOptions {
   https?: { key: string | Buffer; cert: string | Buffer };
   /** Listener deadlines (head, request, idle, keep-alive); SERVICE_LISTENER_DEADLINES by default (docs/timeouts.md). */
   deadlines?: Partial<ListenerDeadlines>;
+  /**
+   * A hot route that sees each request before Fastify (inference-proxy), built once the service exists.
+   * It is not asked once close() has begun, so Fastify answers 503 while the service drains
+   * (docs/service-framework.md, "A front for a hot route").
+   */
+  front?: (service: Service) => RequestFront;
+}
+
+/**
+ * Sees a request before Fastify's routing and hooks; returns true when it has taken the request (and
+ * answers it with the framework's rules), false to leave it to Fastify untouched.
+ */
+export type RequestFront = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** The front of a service's server: set once the service is built, dropped when close() begins. */
+interface FrontDoor {
+  front: RequestFront | undefined;
 }
 
 export interface Service {
@@ -110,7 +134,8 @@ function validationBody(items: ValidationErrorItem[]): { detail: ValidationError
 
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const logger: FastifyBaseLogger = opts.logger ?? createLogger(opts.name, opts.version);
-  const app = createApp(logger, opts);
+  const door: FrontDoor | undefined = opts.front ? { front: undefined } : undefined;
+  const app = createApp(logger, opts, door);
   const deadlines: ListenerDeadlines = { ...SERVICE_LISTENER_DEADLINES, ...opts.deadlines };
   applyListenerDeadlines(app.server, deadlines);
   const metrics = createServiceMetrics(opts.name, opts.version);
@@ -152,8 +177,16 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await onClose();
     });
   }
+  if (door && opts.front) {
+    // preClose runs as soon as close() begins (Fastify has just set its own closing flag), before the
+    // server stops listening: from then on every request goes to Fastify, which answers 503.
+    // https://fastify.dev/docs/latest/Reference/Hooks/#preclose
+    app.addHook('preClose', async () => {
+      door.front = undefined;
+    });
+  }
   await app.ready();
-  return {
+  const service: Service = {
     app,
     metrics,
     deadlines,
@@ -161,10 +194,32 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       draining = true;
     },
   };
+  if (door && opts.front) door.front = opts.front(service);
+  return service;
+}
+
+/**
+ * The server of a service with a front: Fastify's `serverFactory` hands over its request handler, and the
+ * server's one 'request' listener asks the front first. Fastify applies none of its own server settings
+ * to a server it did not make; applyListenerDeadlines sets them all, as for any service.
+ * https://fastify.dev/docs/latest/Reference/Server/#serverfactory
+ */
+function frontedServerFactory(
+  door: FrontDoor,
+  https: ServiceOptions['https'],
+): (handler: (req: IncomingMessage, res: ServerResponse) => void) => Server {
+  return (handler) => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      const front = door.front;
+      if (front === undefined || !front(req, res)) handler(req, res);
+    };
+    // An https.Server is Node's HTTP server over TLS; the services use only what both share (ServiceApp).
+    return https ? createHttpsServer(https, listener) : createHttpServer(listener);
+  };
 }
 
 /** The Fastify instance with the framework's server options (HTTP, or HTTPS when `opts.https` is set). */
-function createApp(logger: FastifyBaseLogger, opts: ServiceOptions): ServiceApp {
+function createApp(logger: FastifyBaseLogger, opts: ServiceOptions, door: FrontDoor | undefined): ServiceApp {
   const options = {
     loggerInstance: logger,
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -180,6 +235,7 @@ function createApp(logger: FastifyBaseLogger, opts: ServiceOptions): ServiceApp 
     frameworkErrors,
     clientErrorHandler: answerClientError,
   };
+  if (door) return Fastify({ ...options, serverFactory: frontedServerFactory(door, opts.https) });
   // Fastify types an HTTPS instance apart from an HTTP one; the services use only what both share (ServiceApp).
   const app = opts.https ? Fastify({ ...options, https: opts.https }) : Fastify(options);
   return app;

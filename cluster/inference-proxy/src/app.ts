@@ -11,7 +11,7 @@ import type { EnvelopeVerifier, KeySource } from '../../../contracts/envelope/en
 import { envelopeVerifierFromEnv } from '../../shared/envelope-verifier.js';
 import { createService, type Service } from '../../shared/service.js';
 import { loadInferenceProxyEnvConfig, type InferenceProxyConfig } from './config.js';
-import { installFastPath } from './fast-path.js';
+import { fastPathFront } from './fast-path.js';
 import { createForwarder, createProxyInstruments } from './forward.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './identity.js';
 import { descriptorRoutes, PROXY_PREFIX, proxyRoutes } from './routes.js';
@@ -70,6 +70,8 @@ export async function createInferenceProxy(deps: InferenceProxyDeps): Promise<In
     // Endpoints and model servers are resolved per request; nothing can make this pod unready but draining.
     readiness: {},
     onClose: () => upstream.close(),
+    // The plain proxied requests skip Fastify's generic chain (fast-path.ts).
+    front: (service) => fastPathFront({ service, forward, envelope: deps.envelope }),
     routes: async (app) => {
       await app.register(descriptorRoutes, { config });
       await app.register(proxyRoutes, { prefix: PROXY_PREFIX, forward });
@@ -77,7 +79,6 @@ export async function createInferenceProxy(deps: InferenceProxyDeps): Promise<In
   });
   service.metrics.registry.registerMetric(instruments.upstream);
   service.metrics.registry.registerMetric(instruments.headers);
-  installFastPath({ service, forward, envelope: deps.envelope });
   return { ...service, cache };
 }
 

@@ -1,23 +1,23 @@
 /**
- * The hot route in front of the framework. A proxied request needs what the service framework gives
+ * The hot route in front of the framework (the service's `front`, cluster/shared/service.ts). A proxied request needs what the service framework gives
  * every route — a request id, the envelope check, the body read under the 1 MiB limit, the `{"detail"}`
  * error shape, the request metrics — and nothing else its generic hook chain does (routing tables,
  * schema validation of an open query, JSON decoding the proxy must not do, a child logger per request).
  * Measured on the bench, the framework's chain costs more CPU per request than all of nginx's proxying
- * (docs/inference-proxy.md, "Two entries, one set of rules"), so the plain cases are answered here, straight from the
- * server's `request` event, with the same rules and the same forward.ts; anything unusual (percent escapes
- * in the path, a chunked or oversized body, a body on GET, a body without a type, a closing server) goes
- * on to Fastify unchanged, whose routes (routes.ts) stay the reference and the OpenAPI document.
+ * (docs/inference-proxy.md, "Two entries, one set of rules"), so the plain cases are answered here, asked by the
+ * server's one `request` listener before Fastify, with the same rules and the same forward.ts; anything unusual (percent escapes
+ * in the path, a chunked or oversized body, a body on GET, a body without a type) goes on to Fastify
+ * unchanged, as does every request once the service has begun to close (Fastify answers 503), whose routes (routes.ts) stay the reference and the OpenAPI document.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Counter, Histogram } from 'prom-client';
 import type { EnvelopeVerifier } from '../../../contracts/envelope/envelope.js';
 import { boundDetail, boundItems } from '../../shared/bounded-errors.js';
 import { HttpError, RequestValidationError } from '../../shared/errors.js';
-import type { Service } from '../../shared/service.js';
+import type { RequestFront, Service } from '../../shared/service.js';
 import type { Forward } from './forward.js';
 import type { ProxiedRequest, ProxyLog } from './proxied-request.js';
 import { PROXY_PREFIX } from './routes.js';
@@ -34,32 +34,20 @@ const ROOT_ROUTE = `${PROXY_PREFIX}/:endpoint_name`;
 const PATH_ROUTE = `${PROXY_PREFIX}/:endpoint_name/*`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
-
 export interface FastPathOptions {
   service: Service;
   forward: Forward;
   envelope: EnvelopeVerifier;
 }
 
-/**
- * Puts the hot route in front of Fastify's request listener on the service's server. Leaves everything
- * to Fastify when the server does not look as expected (one request listener).
- */
-export function installFastPath({ service, forward, envelope }: FastPathOptions): void {
-  const server: Server = service.app.server;
+/** The hot route: takes the plain proxied requests (true), leaves the rest to Fastify (false). */
+export function fastPathFront({ service, forward, envelope }: FastPathOptions): RequestFront {
   const logger = service.app.log;
-  const listeners = server.listeners('request') as RequestListener[];
-  const framework = listeners[0];
-  if (listeners.length !== 1 || framework === undefined) return;
   const metrics = new RequestMetrics(service);
   const logCompletions = ['trace', 'debug', 'info'].includes(logger.level);
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const name = server.listening ? plainEndpointName(req) : undefined;
-    if (name === undefined) {
-      framework.call(server, req, res);
-      return;
-    }
+  const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const name = plainEndpointName(req);
+    if (name === undefined) return false;
     const started = performance.now();
     const header = req.headers['x-request-id'];
     const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
@@ -83,6 +71,7 @@ export function installFastPath({ service, forward, envelope }: FastPathOptions)
     void serve(req, res, id, name.endpoint).catch((error: unknown) =>
       answerError(req, res, id, logger, error),
     );
+    return true;
   };
   const serve = async (
     req: IncomingMessage,
@@ -115,8 +104,7 @@ export function installFastPath({ service, forward, envelope }: FastPathOptions)
     }
     await forward(request, endpoint);
   };
-  server.removeListener('request', framework);
-  server.on('request', handle);
+  return handle;
 }
 
 const pathOf = (target: string): string => {
@@ -179,19 +167,33 @@ function proxiedRequest(
     body,
     protocol: (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http',
     remoteAddress: req.socket.remoteAddress,
-    log: requestLog(logger, id),
+    log: new RequestLog(logger, id),
     res,
     hijack: () => undefined,
   };
 }
 
-/** Log lines of one request carry its id under the framework's label, without a child logger per request. */
-function requestLog(logger: FastifyBaseLogger, id: string): ProxyLog {
-  return {
-    info: (fields, message) => logger.info({ request_id: id, ...fields }, message),
-    warn: (fields, message) => logger.warn({ request_id: id, ...fields }, message),
-    error: (fields, message) => logger.error({ request_id: id, ...fields }, message),
-  };
+/**
+ * Log lines of one request carry its id under the framework's label, without a child logger (or three
+ * closures) per request.
+ */
+class RequestLog implements ProxyLog {
+  constructor(
+    private readonly logger: FastifyBaseLogger,
+    private readonly id: string,
+  ) {}
+
+  info(fields: object, message: string): void {
+    this.logger.info({ request_id: this.id, ...fields }, message);
+  }
+
+  warn(fields: object, message: string): void {
+    this.logger.warn({ request_id: this.id, ...fields }, message);
+  }
+
+  error(fields: object, message: string): void {
+    this.logger.error({ request_id: this.id, ...fields }, message);
+  }
 }
 
 /** The framework's error answer (cluster/shared/service.ts answerError) for what forward.ts throws. */

@@ -10,6 +10,7 @@ import {
   chooseTarget,
   isPathAllowed,
   resolveEndpoint,
+  type EndpointResolution,
   type InferenceEndpoint,
   type TargetRole,
   type UpstreamTarget,
@@ -101,18 +102,22 @@ const statusClass = (status: number): string =>
 
 export function createForwarder({ config, cache, upstream, instruments, random }: ForwarderOptions): Forward {
   const counters = new ProxyCounters(instruments);
+  const resolutions = new Resolutions(config.region);
   return async function forward(request, endpointName) {
     if (!isPlausibleEndpointName(endpointName)) throw endpointNotFound(endpointName);
     const path = upstreamTargetOf(request.url);
     if (!path) throw notFound('Path is not allowed');
-    let doc: unknown;
-    try {
-      doc = await cache.get(endpointName);
-    } catch (error) {
-      request.log.error({ err: error, endpoint: endpointName }, 'endpoint store lookup failed');
-      throw new HttpError(503, 'Inference endpoint store unavailable');
+    // A cached record is used without a trip through the microtask queue.
+    let doc = cache.cached(endpointName)?.value;
+    if (doc === undefined) {
+      try {
+        doc = await cache.get(endpointName);
+      } catch (error) {
+        request.log.error({ err: error, endpoint: endpointName }, 'endpoint store lookup failed');
+        throw new HttpError(503, 'Inference endpoint store unavailable');
+      }
     }
-    const endpoint = servedEndpoint(request, doc, config.region, endpointName, path.decodedPath);
+    const endpoint = servedEndpoint(request, doc, resolutions, endpointName, path.decodedPath);
     const invalidBody = invalidJsonBody(request.headers['content-type'], request.body);
     if (invalidBody !== undefined) throw invalidBody;
 
@@ -135,7 +140,7 @@ export function createForwarder({ config, cache, upstream, instruments, random }
           counters.count(target.role, error.failure);
           const answer = () => upstreamFailed(request, error, endpointName, target, config.upstreamTimeoutMs);
           if (NO_SUCH_TARGET.has(error.failure)) {
-            answerFromFreshRecord(request, cache, config.region, endpointName, path)
+            answerFromFreshRecord(request, cache, resolutions, endpointName, path)
               .then(answer)
               .then(resolve, reject);
             return;
@@ -173,7 +178,7 @@ const NO_SUCH_TARGET: ReadonlySet<UpstreamFailure> = new Set(['dns', 'refused'])
 async function answerFromFreshRecord(
   request: ProxiedRequest,
   cache: EndpointCache,
-  region: string,
+  resolutions: Resolutions,
   endpointName: string,
   path: UpstreamTargetPath,
 ): Promise<void> {
@@ -184,21 +189,43 @@ async function answerFromFreshRecord(
   } catch {
     return; // the store is unreachable: the upstream failure stays the answer
   }
-  servedEndpoint(request, fresh, region, endpointName, path.decodedPath);
+  servedEndpoint(request, fresh, resolutions, endpointName, path.decodedPath);
 }
 
 const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint '${endpointName}' not found`);
 
-/** The endpoint's record when it runs in `region` and serves `decodedPath`; otherwise the 404/502 to answer. */
+/**
+ * Each record's resolution for this proxy's region, worked out once per record object: the cache hands
+ * out the same object until it expires, and a record is never changed in place (a new read is a new
+ * object), so its resolution cannot change either.
+ */
+class Resolutions {
+  private readonly byRecord = new WeakMap<object, EndpointResolution>();
+
+  constructor(readonly region: string) {}
+
+  of(doc: unknown): EndpointResolution {
+    if (typeof doc !== 'object' || doc === null) return resolveEndpoint(doc, this.region);
+    let resolution = this.byRecord.get(doc);
+    if (resolution === undefined) {
+      resolution = resolveEndpoint(doc, this.region);
+      this.byRecord.set(doc, resolution);
+    }
+    return resolution;
+  }
+}
+
+/** The endpoint's record when it runs in the region and serves `decodedPath`; otherwise the 404/502 to answer. */
 function servedEndpoint(
   request: ProxiedRequest,
   doc: unknown,
-  region: string,
+  resolutions: Resolutions,
   endpointName: string,
   decodedPath: string,
 ): InferenceEndpoint {
   if (doc === undefined) throw endpointNotFound(endpointName);
-  const resolution = resolveEndpoint(doc, region);
+  const resolution = resolutions.of(doc);
+  const region = resolutions.region;
   if (resolution.kind === 'invalid') {
     request.log.error({ endpoint: endpointName, reason: resolution.reason }, 'malformed endpoint record');
     throw new HttpError(502, `Inference endpoint '${endpointName}' is misconfigured`);

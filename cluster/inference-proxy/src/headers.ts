@@ -40,7 +40,9 @@ export interface ForwardContext {
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, ctx: ForwardContext): UpstreamHeaders {
   const listed = connectionListed(incoming.connection);
   const out: UpstreamHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  // for…in over Node's own header object: no [name, value] array per header.
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined) continue;
     if (isHopByHop(name, listed) || REQUEST_DROPPED.has(name) || isEnvelopeHeader(name)) continue;
     out[name] = value;

@@ -19,6 +19,13 @@ export interface UpstreamTargetPath {
 // eslint-disable-next-line no-control-regex -- control characters are exactly what a name may not hold
 const NAME_FORBIDDEN = /[\x00-\x1f\x7f/\\]/;
 
+/**
+ * What sends a path through the full checks: anything but printable ASCII, a `%` escape, a backslash, or
+ * a `.` right after a `/` (a segment can only be `.` or `..` if it starts with a dot). A path without
+ * any of them is its own decoding and holds no dot segment.
+ */
+const NEEDS_CHECKS = /[^!-~]|[%\\]|\/\./;
+
 export function isPlausibleEndpointName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && !NAME_FORBIDDEN.test(name);
 }
@@ -35,6 +42,8 @@ export function upstreamTargetOf(rawTarget: string): UpstreamTargetPath | undefi
   if (!path.startsWith(INFERENCE_PREFIX)) return undefined;
   const slash = path.indexOf('/', INFERENCE_PREFIX.length);
   const rawPath = slash === -1 || slash === path.length - 1 ? '/' : path.slice(slash);
+  // The common case: the checks below would find nothing in it.
+  if (!NEEDS_CHECKS.test(rawPath)) return { rawPath, rawQuery, decodedPath: rawPath };
   let decodedPath: string;
   try {
     decodedPath = decodeURIComponent(rawPath);

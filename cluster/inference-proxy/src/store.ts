@@ -101,6 +101,12 @@ export class EndpointCache {
     this.now = opts.now ?? Date.now;
   }
 
+  /** The fresh cached entry for `name` (its `value` may be undefined: a cached miss), without waiting. */
+  cached(name: string): { readonly value: unknown } | undefined {
+    const cached = this.entries.get(name);
+    return cached && cached.expiresAt > this.now() ? cached : undefined;
+  }
+
   async get(name: string): Promise<unknown> {
     const cached = this.entries.get(name);
     if (cached && cached.expiresAt > this.now()) return cached.value;

@@ -2,12 +2,14 @@
  * inference-proxy as a service: the envelope guards every path but the probes, the seed's operations
  * and operation ids are published, and no query parameter can ever turn into a 422.
  */
+import { connect } from 'node:net';
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import type { ModelServer, ProxyHarness } from './harness.js';
 import { echoHandler, endpointRecord, send, startModelServer, startProxy, testCa } from './harness.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { pythonSignedRequest } from '../../support/python-envelope-client.js';
+import { waitFor } from '../../support/wait-for.js';
 
 /** Requests signed and sent by the independent Python implementation of the envelope. */
 const python = (request: Record<string, unknown>) => pythonSignedRequest({ key: KEY, ...request });
@@ -196,5 +198,44 @@ describe('inference-proxy service surface', () => {
       );
     expect(metrics).toMatch(series('200'));
     expect(metrics).toMatch(series('404'));
+  });
+
+  test('once close() has begun, a request on a kept connection gets the framework 503 and is never forwarded', async () => {
+    let release = (): void => undefined;
+    const slow = await startModelServer((req, res) => {
+      if (req.url !== '/generate') return echoHandler(req, res);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first ');
+      release = () => res.end('last');
+    });
+    const closing = await startProxy({
+      endpoints: new StaticEndpointSource([endpointRecord('llama', slow.port)]),
+    });
+    const url = new URL(closing.base);
+    const socket = connect(Number(url.port), url.hostname);
+    try {
+      const head = (target: string): string =>
+        `GET ${target} HTTP/1.1\r\nHost: proxy\r\n` +
+        Object.entries(signEnvelope({ key: KEY, method: 'GET', target }))
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('') +
+        '\r\n';
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+      socket.write(head('/inference/llama/generate'));
+      await waitFor(() => received.includes('first '));
+      // The stream keeps the connection busy, so close() waits for it; a second request follows on it.
+      const closed = closing.proxy.app.close();
+      socket.write(head('/inference/llama/v1/completions'));
+      release();
+      await closed;
+      await waitFor(() => received.includes('HTTP/1.1 503'));
+      expect(received).toMatch(/^HTTP\/1\.1 200 /);
+      expect(slow.seen.map((r) => r.url)).toEqual(['/generate']);
+    } finally {
+      socket.destroy();
+      await closing.close().catch(() => undefined);
+      await slow.close();
+    }
   });
 });

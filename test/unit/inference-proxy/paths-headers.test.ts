@@ -36,9 +36,25 @@ describe('upstreamTargetOf', () => {
     '/inference/llama/a/..%5Cx',
     '/inference/llama/a/%zz',
     '/inference/llama/a/%0a',
+    '/inference/llama/a/..',
+    '/inference/llama/a/.',
+    '/inference/llama/a\\..\\x',
+    '/inference/llama/a/\u00e9/..',
   ])('%s is refused', (target) => {
     expect(upstreamTargetOf(target)).toBeUndefined();
   });
+
+  // Dots that do not start a segment, and segments that only begin with dots, are ordinary names.
+  test.each(['/v1/model.bin', '/a./b', '/a/b.', '/a/...', '/a/.well-known/x', '/a/..b', '/~user/@x:1;y=2'])(
+    '%s is forwarded as is',
+    (path) => {
+      expect(upstreamTargetOf(`/inference/llama${path}`)).toEqual({
+        rawPath: path,
+        rawQuery: '',
+        decodedPath: path,
+      });
+    },
+  );
 
   test('the query is never inspected for dot segments', () => {
     expect(upstreamTargetOf('/inference/llama/x?path=../../etc')?.rawQuery).toBe('?path=../../etc');
