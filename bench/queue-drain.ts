@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { BatchV1Api } from '@kubernetes/client-node';
+import { pino } from 'pino';
 import { loadPolicyConfig, ValidationPolicy } from '../cluster/manifest-processor/src/policy/index.js';
 import {
   createQueue,
@@ -33,7 +34,6 @@ import {
   type QueuedJob,
   type SpotPriceSource,
 } from '../cluster/manifest-processor/src/queue/index.js';
-import { silentServiceLogger } from '../cluster/shared/logger.js';
 import { dispatchOrder } from '../cluster/manifest-processor/src/queue/record.js';
 import { enqueuedJob } from '../cluster/manifest-processor/src/queue/submission.js';
 import type { Transition } from '../cluster/manifest-processor/src/queue/store.js';
@@ -57,6 +57,28 @@ const USER_POLL_MS = 100;
 const ONLY = process.env.BENCH_QUEUE_ONLY;
 const GOAL_RATIO = 2;
 const GOAL_RATE = 20;
+/** A user-facing trial that sees no job leave queued/claimed for this long fails instead of hanging. */
+const STALL_MS = 120_000;
+
+/**
+ * Worker passes that failed during the user-facing trials of this run (the loop then backs off, which is
+ * what a stalled trial looks like from outside): counted for the note, and each printed when it happens.
+ */
+const workerFailures: string[] = [];
+function workerLogger() {
+  return pino(
+    { level: 'warn' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        if (!entry.msg?.startsWith('background')) return;
+        const message = `${entry.msg}: ${entry.err?.message ?? '?'}`;
+        workerFailures.push(message);
+        process.stderr.write(`queue-drain: worker ${message}\n`);
+      },
+    },
+  );
+}
 
 const noSpot: SpotPriceSource = { currentPrice: () => Promise.resolve(undefined) };
 
@@ -172,7 +194,7 @@ async function withQueueService<T>(body: (call: SignedCall) => Promise<T>): Prom
       kubeConfig: kube,
       policy: new ValidationPolicy(loadPolicyConfig(POLICY_ENV)),
       spotPrices: noSpot,
-      logger: silentServiceLogger(),
+      logger: workerLogger(),
     });
     const { service, base } = await startPluginService({
       description: 'queue-drain bench',
@@ -211,7 +233,13 @@ async function viaApi(n: number): Promise<number> {
       return String(reply.body.job_id);
     });
     let waiting = ids;
+    let progressAt = performance.now();
     while (waiting.length > 0) {
+      if (performance.now() - progressAt > STALL_MS) {
+        throw new Error(
+          `${waiting.length} jobs still queued or claimed after ${STALL_MS / 1000} s without progress; worker: ${workerFailures.at(-1) ?? 'no failed pass logged'}`,
+        );
+      }
       const states = await inParallel(waiting, USER_CONCURRENCY, async (id) => {
         const reply = await call('GET', `${QUEUE_PREFIX}/jobs/${id}`);
         if (reply.status !== 200) throw new Error(`status read answered ${reply.status}: ${reply.text}`);
@@ -219,7 +247,9 @@ async function viaApi(n: number): Promise<number> {
         if (status === 'failed') throw new Error(`job ${id} failed: ${String(reply.body.error)}`);
         return status;
       });
-      waiting = waiting.filter((_, i) => states[i] === 'queued' || states[i] === 'claimed');
+      const left = waiting.filter((_, i) => states[i] === 'queued' || states[i] === 'claimed');
+      if (left.length < waiting.length) progressAt = performance.now();
+      waiting = left;
       if (waiting.length > 0) await sleep(USER_POLL_MS);
     }
     return (performance.now() - started) / 1000;
@@ -281,7 +311,7 @@ async function userFigure(n: number): Promise<BenchFigure> {
     ratio: q / d,
     goal: `≤ ${GOAL_RATIO}× direct`,
     met: q / d <= GOAL_RATIO,
-    note: `median of ${TRIALS}; via API s: ${fmt(queued)}; direct s: ${fmt(directly)}; signed HTTP, ${USER_CONCURRENCY} requests in flight, status read every ${USER_POLL_MS} ms; worker at the deployment defaults`,
+    note: `median of ${TRIALS}; via API s: ${fmt(queued)}; direct s: ${fmt(directly)}; signed HTTP, ${USER_CONCURRENCY} requests in flight, status read every ${USER_POLL_MS} ms; worker at the deployment defaults; failed worker passes so far: ${workerFailures.length}`,
   };
 }
 

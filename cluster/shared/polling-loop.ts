@@ -33,6 +33,9 @@ export class PollingLoop {
   private beat = 0;
   /** wake() came during a pass. */
   private woken = false;
+  /** performance.now() when the current pause began, and when its pass is due. */
+  private pauseStartedAt = 0;
+  private dueAt = 0;
 
   constructor(private readonly opts: PollingLoopOptions) {}
 
@@ -79,22 +82,33 @@ export class PollingLoop {
 
   /**
    * Runs the next pass now instead of after the pause (new work arrived); during a pass, right after it,
-   * so work that arrived after the pass looked is not left for the next interval. No effect when stopped
-   * or while backing off after a failure.
+   * so work that arrived after the pass looked is not left for the next interval. No effect when stopped.
+   * While backing off after failures, the pause shrinks to the first back-off step (counted from when the
+   * pause began), not to zero: new work is a reason to look again soon, not evidence the failure cleared,
+   * so a failing dependency still sees at most one pass per first step however many wakes come. Without
+   * this, work submitted during a long back-off (up to its cap) waited for all of it.
    */
   wake(): void {
-    if (!this.active || this.failures > 0) return;
+    if (!this.active) return;
     if (this.inFlight) {
       this.woken = true;
       return;
     }
+    const due = this.failures > 0 ? this.pauseStartedAt + this.firstBackoffMs() : performance.now();
+    if (this.timer && due >= this.dueAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.schedule(0);
+    this.schedule(Math.max(0, due - performance.now()));
+  }
+
+  /** The pause after one failed pass: where a woken back-off resumes. */
+  private firstBackoffMs(): number {
+    return this.opts.backoffMs?.(1) ?? this.opts.intervalMs;
   }
 
   private schedule(delayMs: number): void {
     if (!this.active) return;
+    this.dueAt = performance.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.inFlight = this.tick();
@@ -125,7 +139,9 @@ export class PollingLoop {
     }
     this.beat = performance.now();
     this.inFlight = undefined;
-    this.schedule(this.woken && this.failures === 0 ? 0 : delay);
+    this.pauseStartedAt = this.beat;
+    if (this.woken) delay = this.failures === 0 ? 0 : Math.min(delay, this.firstBackoffMs());
+    this.schedule(delay);
   }
 }
 

@@ -230,7 +230,10 @@ export class QueueWorker {
 
   private async reap(result: PassResult): Promise<void> {
     const expired = await this.opts.store.expiredClaims(this.region, this.now(), MAX_REAP);
-    for (const job of expired) {
+    // Independent conditional writes: run them side by side (one after another they held the pass, and
+    // the dispatch behind it, for a round trip per job).
+    type Reaped = { failed: { job_id: string; error: string } } | { requeued: string } | undefined;
+    const outcomes = await this.eachConcurrently(expired, async (job): Promise<Reaped> => {
       // Only this exact lease: a renewal or a new claim in the meantime makes the write fail.
       const expect = { ...claimOf(job), lease_expires_at: job.lease_expires_at ?? 0 };
       const why = `lease of worker ${job.claimed_by ?? '?'} expired on attempt ${job.attempts} of ${this.opts.maxAttempts}`;
@@ -241,19 +244,33 @@ export class QueueWorker {
           set: { ...finishedAttributes('failed', this.now(), this.opts.retentionDays), error },
           now: this.now(),
         });
-        if (done) result.failed.push({ job_id: job.job_id, error });
-        continue;
+        return done ? { failed: { job_id: job.job_id, error } } : undefined;
       }
       const requeued = await this.opts.store.tryTransition(job.job_id, {
         expect,
         set: { ...queuedAttributes(job), error: `${why}; requeued`, next_check_at: null },
         now: this.now(),
       });
-      if (requeued) {
-        result.requeued.push(job.job_id);
-        this.log.info({ job_id: job.job_id, attempts: job.attempts }, 'expired claim requeued');
-      }
+      if (!requeued) return undefined;
+      this.log.info({ job_id: job.job_id, attempts: job.attempts }, 'expired claim requeued');
+      return { requeued: job.job_id };
+    });
+    for (const outcome of outcomes) {
+      if (outcome && 'failed' in outcome) result.failed.push(outcome.failed);
+      else if (outcome) result.requeued.push(outcome.requeued);
     }
+  }
+
+  /**
+   * `fn` over every item, at most dispatchConcurrency at once; the results in the items' order. Waits for
+   * every call before rethrowing the first failure, so no write of this pass outlives it.
+   */
+  private async eachConcurrently<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+    const slots = new Semaphore(this.concurrency);
+    const settled = await Promise.allSettled(items.map((item) => slots.run(() => fn(item))));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
   }
 
   // ---- 2. status sync --------------------------------------------------------------------------------
@@ -262,21 +279,21 @@ export class QueueWorker {
     const active = await this.opts.store.activeJobs(this.region, MAX_ACTIVE);
     if (active.length === 0) return;
     const observed = await this.opts.dispatcher.observe(active);
-    for (const job of active) {
+    const moved = await this.eachConcurrently(active, async (job) => {
       const seen = observed.get(job.job_id);
-      if (!seen || !job.k8s) continue;
+      if (!seen || !job.k8s) return undefined;
       const now = this.now();
       const expect = { status: job.status, k8s_uid: job.k8s.uid };
-      let moved: QueuedJob | undefined;
       if (seen.state === 'running' && job.status === 'dispatched') {
-        moved = await this.opts.store.tryTransition(job.job_id, {
+        return this.opts.store.tryTransition(job.job_id, {
           expect,
           set: { status: 'running', started_at: new Date(now).toISOString() },
           now,
         });
-      } else if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
+      }
+      if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
         const status = seen.state === 'succeeded' ? 'succeeded' : 'failed';
-        moved = await this.opts.store.tryTransition(job.job_id, {
+        return this.opts.store.tryTransition(job.job_id, {
           expect,
           set: {
             ...finishedAttributes(status, now, this.opts.retentionDays),
@@ -286,8 +303,9 @@ export class QueueWorker {
           now,
         });
       }
-      if (moved) result.synced.push({ job_id: job.job_id, status: moved.status });
-    }
+      return undefined;
+    });
+    for (const job of moved) if (job) result.synced.push({ job_id: job.job_id, status: job.status });
   }
 
   // ---- 3. dispatch -----------------------------------------------------------------------------------
