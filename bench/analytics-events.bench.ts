@@ -25,6 +25,7 @@ import * as events from '../lambda/analytics-events/index.js';
 import { validateEvent } from '../lambda/analytics-events/event-validation.js';
 import { silentServiceLogger } from '../cluster/shared/logger.js';
 import { lambdaContext } from '../test/support/lambda-context.js';
+import { cpuMs } from './_inference-proxy-setup.js';
 import type { BenchFigure, BenchRun } from './figures.js';
 
 const BATCH = 500;
@@ -89,6 +90,8 @@ function summary(samples: number[]): Summary {
 
 /** dynalite + kinesalite with the analytics tables and the stream, and clients for them. */
 interface Stores {
+  /** The stores' own process, when they have one (its CPU time is read from /proc). */
+  readonly pid?: number;
   dynamodb(): DynamoDBClient;
   kinesis(): KinesisClient;
   close(): Promise<void>;
@@ -135,6 +138,7 @@ async function childProcessStores(): Promise<Stores> {
   const clients: { destroy(): void }[] = [];
   const track = <C extends { destroy(): void }>(c: C): C => (clients.push(c), c);
   return {
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     dynamodb: () =>
       track(
         new DynamoDBClient({
@@ -166,6 +170,9 @@ interface RunSummary {
   handler: Summary;
   bare: Summary;
   replay: Summary;
+  /** Median CPU time per batch, this process and the stores' process together (ms). */
+  handlerCpuMs: number;
+  bareCpuMs: number;
 }
 
 /** RUNS runs of `batches` new batches, each replayed, interleaved with bare PutRecords of as many records. */
@@ -208,7 +215,11 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
       CONTEXT,
     );
 
+  // CPU of both processes (all threads): unlike wall time, hardly moved by other load on the machine.
+  const cpuNow = () => cpuMs(process.pid) + (stores.pid === undefined ? 0 : cpuMs(stores.pid));
   const measure = async (run: number): Promise<RunSummary> => {
+    const handlerCpu: number[] = [];
+    const bareCpu: number[] = [];
     const handlerMs: number[] = [];
     const directMs: number[] = [];
     const replayMs: number[] = [];
@@ -216,9 +227,11 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
     for (let i = 0; i < warmup + batches; i++) {
       const seed = run * 10_000 + i;
       const body = batchBody(seed);
+      let cpu = cpuNow();
       let t = process.hrtime.bigint();
       const res = await send(body);
       const h = Number(process.hrtime.bigint() - t) / 1e6;
+      const hCpu = cpuNow() - cpu;
       const answer = JSON.parse(res.body) as { FailedRecordCount?: number };
       if (res.statusCode !== 200 || answer.FailedRecordCount !== 0) {
         throw new Error(`unexpected answer ${res.statusCode} ${res.body.slice(0, 200)}`);
@@ -234,17 +247,27 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
         if (!c.ok) throw new Error(c.message);
         return { PartitionKey: c.record.event_id, Data: Buffer.from(JSON.stringify(c.record)) };
       });
+      cpu = cpuNow();
       t = process.hrtime.bigint();
       const put = await direct.send(new PutRecordsCommand({ StreamName: STREAM, Records: records }));
       const d = Number(process.hrtime.bigint() - t) / 1e6;
+      const dCpu = cpuNow() - cpu;
       if (put.FailedRecordCount !== 0) throw new Error('direct PutRecords failed');
       if (i >= warmup) {
         handlerMs.push(h);
         replayMs.push(r);
         directMs.push(d);
+        handlerCpu.push(hCpu);
+        bareCpu.push(dCpu);
       }
     }
-    return { handler: summary(handlerMs), bare: summary(directMs), replay: summary(replayMs) };
+    return {
+      handler: summary(handlerMs),
+      bare: summary(directMs),
+      replay: summary(replayMs),
+      handlerCpuMs: median(handlerCpu),
+      bareCpuMs: median(bareCpu),
+    };
   };
 
   const runs: RunSummary[] = [];
@@ -260,7 +283,20 @@ function medianRun(runs: readonly RunSummary[]) {
   // The run whose handler ratio is the median one supplies the absolute figures shown.
   const shown = runs[handlerRatios.indexOf(handlerRatio)] ?? runs[0];
   if (shown === undefined) throw new Error('no run');
-  return { shown, handlerRatios, handlerRatio, replayRatios, replayRatio: median(replayRatios) };
+  // CPU: bare ÷ handler, so that like the throughput ratio, higher is better and 1 is the floor.
+  const cpuRatios = runs.map((r) => r.bareCpuMs / r.handlerCpuMs);
+  const cpuRatio = median(cpuRatios);
+  const cpuShown = runs[cpuRatios.indexOf(cpuRatio)] ?? shown;
+  return {
+    shown,
+    handlerRatios,
+    handlerRatio,
+    replayRatios,
+    replayRatio: median(replayRatios),
+    cpuRatios,
+    cpuRatio,
+    cpuShown,
+  };
 }
 
 async function withStores<T>(start: () => Promise<Stores>, body: (stores: Stores) => Promise<T>): Promise<T> {
@@ -305,7 +341,16 @@ export const run: BenchRun = async () => {
       note: noteFor(apart.replayRatios, CHILD),
     },
     {
-      name: `analytics events handler, 500-event batches, stores in the same process`,
+      name: `analytics events handler, CPU per ${BATCH}-event batch (bare ÷ handler)`,
+      measured: `${apart.cpuShown.handlerCpuMs.toFixed(1)} ms`,
+      anchor: `bare PutRecords of the same records: ${apart.cpuShown.bareCpuMs.toFixed(1)} ms`,
+      ratio: apart.cpuRatio,
+      note:
+        `median per batch, this process + the stores process, all threads (/proc schedstat); ` +
+        `median of ${RUNS} runs (${spread(apart.cpuRatios)}); less moved by other load than the throughput`,
+    },
+    {
+      name: `analytics events handler, ${BATCH}-event batches, stores in the same process`,
       measured: together.shown.handler.text,
       anchor: `bare PutRecords of the same records to the same kinesalite: ${together.shown.bare.text}`,
       ratio: together.handlerRatio,
