@@ -14,7 +14,8 @@
  * Each round costs two DynamoDB writes (Powertools' INPROGRESS put before PutRecords, the COMPLETED record
  * after; https://docs.aws.amazon.com/powertools/typescript/latest/features/idempotency/): the first keeps a
  * concurrent repeat from writing the batch twice, the second tells a finished round from a dead one.
- * docs/analytics-api.md ("Idempotency") explains why neither can go. The record stores the compact answer
+ * docs/analytics-api.md ("Idempotency") explains why neither can go. The round's events are validated and
+ * serialised while the first is in flight (round-preparation.ts), so its round trip hides that work. The record stores the compact answer
  * (batch.ts `encodeStoredAnswer`), not a DynamoDB map of every event's result.
  */
 import {
