@@ -12,13 +12,11 @@ const APP = '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b';
 const NOW = Date.now();
 
 const records = (p: RoundPreparation) =>
-  p
-    .all()
-    .records.map((r) => ({
-      index: r.index,
-      partitionKey: r.partitionKey,
-      data: Buffer.from(r.data).toString(),
-    }));
+  p.all().records.map((r) => ({
+    index: r.index,
+    partitionKey: r.partitionKey,
+    data: Buffer.from(r.data).toString(),
+  }));
 
 describe('slices give the answer of one pass', () => {
   const fixtures = mixedBatch(57, 4, NOW);
