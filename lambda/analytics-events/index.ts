@@ -10,7 +10,6 @@
  * 200 with one result per event in input order. Rules and record shape: docs/analytics-api.md.
  */
 import { awsClientConfig } from '../../contracts/runtime/aws-clients.js';
-import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -25,13 +24,14 @@ import { jsonResult } from '../shared/json-result.js';
 import { createLogger, type EdgeLogger } from '../shared/logger.js';
 import { pathId } from '../shared/analytics/admin-input.js';
 import { ApplicationStore } from '../shared/analytics/applications-store.js';
-import { isPlainObject, parseJsonBody, rawBody, rejectUnknownFields } from '../shared/analytics/http.js';
+import { isPlainObject, rejectUnknownFields } from '../shared/analytics/http.js';
 import { canonicalUuid } from '../shared/analytics/ids.js';
 import type { BackoffPolicy } from '../../contracts/runtime/backoff.js';
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, readEventsConfig } from '../../contracts/env/analytics-events.js';
 import { ApplicationExistenceCache } from './application-cache.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
+import { requestBody } from './request-body.js';
 
 export const SERVICE_NAME = 'analytics-events';
 export const MAX_EVENTS = 500;
@@ -122,8 +122,8 @@ export function createHandler(deps: EventsDeps): EventsHandler {
         throw forbidden('authorizer_application_mismatch');
       }
       log['api_key_id'] = event.requestContext.authorizer?.['apiKeyId'];
-      const bytes = rawBody(event);
-      if (bytes.length > MAX_BODY_BYTES) {
+      const body = requestBody(event);
+      if (body.byteLength > MAX_BODY_BYTES) {
         throw new EdgeHttpError(
           413,
           `Request body too large (at most ${MAX_BODY_BYTES} bytes)`,
@@ -131,10 +131,10 @@ export function createHandler(deps: EventsDeps): EventsHandler {
         );
       }
       if (!(await applications.exists(applicationId))) throw forbidden('application_deleted');
-      const events = eventsOf(parseJsonBody(bytes));
+      const events = eventsOf(body.json());
       const { result, roundsRun } = await ingestor.ingest({
         applicationId,
-        bodySha256: createHash('sha256').update(bytes).digest('hex'),
+        bodySha256: body.sha256Hex(),
         events,
         receivedAt: now().getTime(),
         deadline,

@@ -14,13 +14,21 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses a JSON request body. Empty, non-UTF-8 or malformed bodies are 400s (never a stack trace). */
 export function parseJsonBody(bytes: Buffer): unknown {
-  if (bytes.length === 0) throw new EdgeHttpError(400, 'Request body is required (JSON)', 'empty_body');
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
     throw new EdgeHttpError(400, 'Request body is not valid UTF-8', 'body_not_utf8');
   }
+  return parseJsonText(text);
+}
+
+/**
+ * parseJsonBody for a body already held as well-formed text (no lone surrogates: what decoding UTF-8
+ * yields), with the same 400s.
+ */
+export function parseJsonText(text: string): unknown {
+  if (text.length === 0) throw new EdgeHttpError(400, 'Request body is required (JSON)', 'empty_body');
   try {
     return JSON.parse(text) as unknown;
   } catch {
