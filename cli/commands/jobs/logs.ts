@@ -7,7 +7,7 @@ import { examples, type CommandKit } from '../../command-kit.js';
 import type { CommandContext } from '../../context.js';
 import { printJobLogs, type JobLogOptions } from '../../job-logs.js';
 import { durationIn, integerIn } from '../../options.js';
-import { namespaceOption, type JobRef } from './common.js';
+import { jobNameOf, namespaceOption, type JobRef } from './common.js';
 
 type LogsOptions = JobRef & JobLogOptions;
 
@@ -15,7 +15,7 @@ export function logsCommand(kit: CommandKit) {
   return examples(
     new Command('logs')
       .description("print the logs of a job's started pods")
-      .argument('<name>', 'job name')
+      .argument('<name>', 'job name (NAME or job/NAME)')
       .addOption(namespaceOption())
       .option('-c, --container <container>', 'container (default: the pod’s default container)')
       .option('--tail <lines>', 'last lines per pod', integerIn(1, 10000), 100)
@@ -32,7 +32,7 @@ export function logsCommand(kit: CommandKit) {
           'since',
         ]),
       )
-      .action(async (name, opts, cmd) => runLogs({ ...opts, name }, await kit.context(cmd))),
+      .action(async (name, opts, cmd) => runLogs({ ...opts, name: jobNameOf(name) }, await kit.context(cmd))),
     'gco jobs logs train --tail 20',
     'gco jobs logs train --follow',
     'gco jobs logs train --since 1h',

@@ -8,7 +8,7 @@ import type { CommandContext } from '../../context.js';
 import { integerIn } from '../../options.js';
 import { apiErrorOf } from '../../api-errors.js';
 import { asJobLogs, logsView } from '../../log-lines.js';
-import { jobPath, namespaceOption, type JobRef } from './common.js';
+import { jobNameOf, jobPath, namespaceOption, type JobRef } from './common.js';
 
 interface PodLogsOptions extends JobRef {
   pod: string;
@@ -21,13 +21,15 @@ export function podLogsCommand(kit: CommandKit) {
   return examples(
     new Command('pod-logs')
       .description('print the logs of one pod of a job')
-      .argument('<name>', 'job name')
+      .argument('<name>', 'job name (NAME or job/NAME)')
       .argument('<pod>', 'pod name (see `gco jobs pods`)')
       .addOption(namespaceOption())
       .option('-c, --container <container>', 'container')
       .option('--tail <lines>', 'last lines', integerIn(1, 10000), 100)
       .option('--previous', 'the previous instance of a restarted container')
-      .action(async (name, pod, opts, cmd) => runPodLogs({ ...opts, name, pod }, await kit.context(cmd))),
+      .action(async (name, pod, opts, cmd) =>
+        runPodLogs({ ...opts, name: jobNameOf(name), pod }, await kit.context(cmd)),
+      ),
     'gco jobs pod-logs train train-x7k2p --tail 50',
   );
 }

@@ -5,6 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { createdJobView } from '../../views/jobs.js';
 import {
   createdJob,
+  jobNameOf,
   jobPath,
   namespaceOption,
   waitForJobs,
@@ -21,11 +22,13 @@ export function retryCommand(kit: CommandKit) {
   return examples(
     new Command('retry')
       .description('create a new job from the spec of a failed job')
-      .argument('<name>', 'name of the failed job')
+      .argument('<name>', 'name of the failed job (NAME or job/NAME)')
       .addOption(namespaceOption())
       .option('--wait', 'wait until the new job has finished')
       .addOption(waitTimeoutOption())
-      .action(async (name, opts, cmd) => runRetry({ ...opts, name }, await kit.context(cmd))),
+      .action(async (name, opts, cmd) =>
+        runRetry({ ...opts, name: jobNameOf(name) }, await kit.context(cmd)),
+      ),
     'gco jobs retry train --wait',
   );
 }

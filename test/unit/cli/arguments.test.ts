@@ -133,6 +133,23 @@ describe('requests', () => {
     );
   });
 
+  test('jobs logs and pod-logs take job/NAME back as -o name prints it; retry refuses another kind', async () => {
+    expect((await sent(['jobs', 'logs', 'job/train'])).request.target).toMatch(
+      /^\/prod\/api\/v1\/jobs\/svc-jobs\/train\/logs\?/,
+    );
+    api.requests.length = 0;
+    expect((await sent(['jobs', 'pod-logs', 'job.batch/train', 'train-x1'])).request.target).toMatch(
+      /^\/prod\/api\/v1\/jobs\/svc-jobs\/train\/pods\/train-x1\/logs\?/,
+    );
+    api.requests.length = 0;
+    const refused = await runGco(['--endpoints-file', endpoints, 'jobs', 'retry', 'queuedjob/train']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      'gco: resource type mismatch: "queuedjob/train" is a queuedjob, not a job',
+    );
+    expect(api.requests).toHaveLength(0);
+  });
+
   test('jobs bulk-delete sends only the filters given', async () => {
     const { body, request } = await sent([
       'jobs',
