@@ -186,6 +186,25 @@ export function kubernetesName(job: Pick<QueuedJob, 'job_id' | 'manifest'>): str
 /** Values for UpdateExpression SETs: strings, numbers, or null to REMOVE the attribute. */
 export type AttributeUpdate = string | number | null;
 
+/**
+ * `job` after a write that set `set` (null: removed) and answered `updated` (its UPDATED_NEW attributes,
+ * e.g. the incremented `attempts`). Attributes that are no field of QueuedJob (index keys, k8s_*) are
+ * not carried over: writes that set the Kubernetes reference read the item back whole (QueueStore).
+ */
+export function overlaidJob(
+  job: QueuedJob,
+  set: Readonly<Record<string, AttributeUpdate>>,
+  updated: StoredItem,
+): QueuedJob {
+  // QueuedJob's fields are the item's attributes of the same name (itemToJob); index-only ones are skipped.
+  const fields: Record<string, unknown> = { ...job };
+  for (const [attr, value] of Object.entries({ ...set, ...updated })) {
+    if (attr in fields && attr !== 'manifest' && attr !== 'labels') fields[attr] = value ?? null;
+  }
+  if (fields.status !== 'claimed') fields.lease_expires_at = null;
+  return fields as unknown as QueuedJob;
+}
+
 // ---- JSON view ---------------------------------------------------------------------------------------
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

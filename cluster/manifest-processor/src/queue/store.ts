@@ -26,6 +26,7 @@ import {
   isQueueStatus,
   itemToJob,
   jobToItem,
+  overlaidJob,
   RECORD_TYPE_JOB,
   syncPartition,
   type AttributeUpdate,
@@ -53,6 +54,14 @@ export interface Transition {
   /** Adds 1 to `attempts` (a new claim). */
   incrementAttempts?: boolean;
   now: number;
+  /**
+   * The job as the caller last read it (for a claim: from dispatch-index). With it, tryTransition()
+   * reads back only the attributes this write sets (ReturnValues UPDATED_NEW, not the whole item with
+   * its manifest) and lays them over `current`; its other fields keep the values read, so pass it only
+   * when those cannot matter or change meanwhile (a job's content is immutable once queued).
+   * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValues
+   */
+  current?: QueuedJob;
 }
 
 export interface IdempotencyRecord {
@@ -123,8 +132,16 @@ export class QueueStore extends TableStore {
    * expected state (someone else moved it first).
    */
   async tryTransition(jobId: string, t: Transition): Promise<QueuedJob | undefined> {
-    const out = await this.update(jobId, t, 'ALL_NEW');
-    return out && itemToJob(out.Attributes);
+    if (t.current === undefined) {
+      const out = await this.update(jobId, t, 'ALL_NEW');
+      return out && itemToJob(out.Attributes);
+    }
+    if (Object.keys(t.set).some((attr) => attr.startsWith('k8s_'))) {
+      // QueuedJob.k8s is composed of three attributes: overlaidJob() does not rebuild it.
+      throw new Error('a write that sets the Kubernetes reference must read the item back (no `current`)');
+    }
+    const out = await this.update(jobId, t, 'UPDATED_NEW');
+    return out && overlaidJob(t.current, t.set, out.Attributes ?? {});
   }
 
   /** tryTransition() for callers that only need to know whether it happened: the item is not sent back. */
@@ -132,7 +149,7 @@ export class QueueStore extends TableStore {
     return (await this.update(jobId, t, 'NONE')) !== undefined;
   }
 
-  private update(jobId: string, t: Transition, returnValues: 'ALL_NEW' | 'NONE') {
+  private update(jobId: string, t: Transition, returnValues: 'ALL_NEW' | 'UPDATED_NEW' | 'NONE') {
     const names: Record<string, string> = {};
     const values: Record<string, string | number> = {};
     const name = (attr: string) => {

@@ -239,14 +239,14 @@ export class QueueWorker {
       const why = `lease of worker ${job.claimed_by ?? '?'} expired on attempt ${job.attempts} of ${this.opts.maxAttempts}`;
       if (job.attempts >= this.opts.maxAttempts) {
         const error = `${why}; giving up`;
-        const done = await this.opts.store.tryTransition(job.job_id, {
+        const done = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
           expect,
           set: { ...finishedAttributes('failed', this.now(), this.opts.retentionDays), error },
           now: this.now(),
         });
         return done ? { failed: { job_id: job.job_id, error } } : undefined;
       }
-      const requeued = await this.opts.store.tryTransition(job.job_id, {
+      const requeued = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
         expect,
         set: { ...queuedAttributes(job), error: `${why}; requeued`, next_check_at: null },
         now: this.now(),
@@ -279,21 +279,23 @@ export class QueueWorker {
     const active = await this.opts.store.activeJobs(this.region, MAX_ACTIVE);
     if (active.length === 0) return;
     const observed = await this.opts.dispatcher.observe(active);
-    const moved = await this.eachConcurrently(active, async (job) => {
+    // Writes only on a change of state, and reads nothing back: the new status is the one written.
+    const moved = await this.eachConcurrently(active, async (job): Promise<QueueStatus | undefined> => {
       const seen = observed.get(job.job_id);
       if (!seen || !job.k8s) return undefined;
       const now = this.now();
       const expect = { status: job.status, k8s_uid: job.k8s.uid };
       if (seen.state === 'running' && job.status === 'dispatched') {
-        return this.opts.store.tryTransition(job.job_id, {
+        const done = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
           expect,
           set: { status: 'running', started_at: new Date(now).toISOString() },
           now,
         });
+        return done ? 'running' : undefined;
       }
       if (seen.state === 'succeeded' || seen.state === 'failed' || seen.state === 'missing') {
         const status = seen.state === 'succeeded' ? 'succeeded' : 'failed';
-        return this.opts.store.tryTransition(job.job_id, {
+        const done = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
           expect,
           set: {
             ...finishedAttributes(status, now, this.opts.retentionDays),
@@ -302,10 +304,14 @@ export class QueueWorker {
           },
           now,
         });
+        return done ? status : undefined;
       }
       return undefined;
     });
-    for (const job of moved) if (job) result.synced.push({ job_id: job.job_id, status: job.status });
+    active.forEach((job, i) => {
+      const status = moved[i];
+      if (status) result.synced.push({ job_id: job.job_id, status });
+    });
   }
 
   // ---- 3. dispatch -----------------------------------------------------------------------------------
@@ -441,6 +447,8 @@ export class QueueWorker {
       },
       incrementAttempts: true,
       now,
+      // Read back only what the claim set (attempts, lease…): the manifest came with the index read.
+      current: candidate,
     });
   }
 
@@ -460,7 +468,7 @@ export class QueueWorker {
       reason = `spot price of ${type} in ${this.region} could not be read: ${errorMessage(error)}`;
     }
     const now = this.now();
-    const waiting = await this.opts.store.tryTransition(job.job_id, {
+    const waiting = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
       expect: { status: 'queued', claimed_by: null },
       set: {
         waiting_reason: reason,
@@ -538,7 +546,7 @@ export class QueueWorker {
       const reason = failure.permanent
         ? failure.message
         : `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; giving up)`;
-      const done = await this.opts.store.tryTransition(job.job_id, {
+      const done = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
         expect: claimOf(job),
         set: { ...finishedAttributes('failed', now, this.opts.retentionDays), error: reason },
         now,
@@ -549,7 +557,7 @@ export class QueueWorker {
     }
     const backoff = backoffDelayMs(job.attempts - 1, RETRY_BACKOFF);
     const reason = `${failure.message} (attempt ${job.attempts} of ${this.opts.maxAttempts}; retrying)`;
-    const back = await this.opts.store.tryTransition(job.job_id, {
+    const back = await this.opts.store.tryTransitionWithoutRead(job.job_id, {
       expect: claimOf(job),
       set: { ...queuedAttributes(job), error: reason, next_check_at: now + backoff },
       now,
