@@ -50,7 +50,9 @@ describe('central job queue: worker', () => {
     });
 
     test('dispatch applies the Job under a deterministic name; status sync follows it to succeeded', async () => {
-      const jobId = await queue({ manifest: slowJob('train', 600), labels: { team: 'ml' } });
+      // Running for 3 s: one status-sync pass must land inside the window even on a loaded machine (a full
+      // jest run at load 6–10 once missed a 600 ms window and saw the Job only as succeeded).
+      const jobId = await queue({ manifest: slowJob('train', 3_000), labels: { team: 'ml' } });
       const first = await poll();
       expect(first.dispatched).toHaveLength(1);
       const { k8s } = first.dispatched[0];
