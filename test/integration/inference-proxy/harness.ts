@@ -17,7 +17,11 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createInferenceProxy, type InferenceProxy } from '../../../cluster/inference-proxy/src/app.js';
 import type { InferenceProxyConfig } from '../../../cluster/inference-proxy/src/config.js';
-import { DynamoEndpointSource, type EndpointSource } from '../../../cluster/inference-proxy/src/store.js';
+import {
+  DynamoEndpointSource,
+  StaticEndpointSource,
+  type EndpointSource,
+} from '../../../cluster/inference-proxy/src/store.js';
 import { silentServiceLogger } from '../../../cluster/shared/logger.js';
 import { signEnvelope } from '../../../contracts/envelope/envelope.js';
 import { createLocalCa, type IssuedCertificate, type LocalCa } from '../../../local/tls.js';
@@ -286,4 +290,24 @@ export async function closedPort(): Promise<number> {
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * An echo model server and a proxy routing `llama` to it (static record), started before the calling suite's
+ * tests and closed after them. The object is filled in by the `beforeAll` registered here.
+ */
+export function useEchoProxy(): { model: ModelServer; proxy: ProxyHarness } {
+  const parts = {} as { model: ModelServer; proxy: ProxyHarness };
+  beforeAll(async () => {
+    testCa();
+    parts.model = await startModelServer(echoHandler);
+    parts.proxy = await startProxy({
+      endpoints: new StaticEndpointSource([endpointRecord('llama', parts.model.port)]),
+    });
+  });
+  afterAll(async () => {
+    await parts.proxy.close();
+    await parts.model.close();
+  });
+  return parts;
 }

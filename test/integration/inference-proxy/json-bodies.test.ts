@@ -1,31 +1,17 @@
 /**
  * A body labelled JSON that is not JSON is answered 422 by the proxy with the services' HTTPValidationError
- * shape (docs/inference-proxy.md, "Forwarding") and never reaches the model; bytes that are not UTF-8 are
+ * shape (docs/inference-echo.proxy.md, "Forwarding") and never reaches the model; bytes that are not UTF-8 are
  * the framework's 400; any other body, and any body under another type, is forwarded byte for byte.
  * Generated bad bodies (fast-check) are never answered 5xx, whichever entry (hot path or framework) takes them.
  */
 import fc from 'fast-check';
-import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
-import type { ModelServer, ProxyHarness } from './harness.js';
-import { echoHandler, endpointRecord, send, startModelServer, startProxy, testCa } from './harness.js';
+import { send, useEchoProxy } from './harness.js';
 
 describe('inference-proxy JSON bodies', () => {
-  let model: ModelServer;
-  let proxy: ProxyHarness;
-
-  beforeAll(async () => {
-    testCa();
-    model = await startModelServer(echoHandler);
-    proxy = await startProxy({ endpoints: new StaticEndpointSource([endpointRecord('llama', model.port)]) });
-  });
-
-  afterAll(async () => {
-    await proxy.close();
-    await model.close();
-  });
+  const echo = useEchoProxy();
 
   const post = (body: Buffer | string, contentType: string, target = '/inference/llama/v1/completions') =>
-    send(proxy.base, target, { method: 'POST', body, headers: { 'content-type': contentType } });
+    send(echo.proxy.base, target, { method: 'POST', body, headers: { 'content-type': contentType } });
 
   test.each([
     ['{"prompt": "hi"', 15, "Expecting ',' delimiter"],
@@ -33,7 +19,7 @@ describe('inference-proxy JSON bodies', () => {
     ['not json', 0, 'Expecting value'],
     ['{"a":1} trailing', 8, 'Extra data'],
   ])('%j is 422 json_invalid and never forwarded', async (body, position, message) => {
-    const before = model.seen.length;
+    const before = echo.model.seen.length;
     const res = await post(body, 'application/json');
     expect(res.status).toBe(422);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -49,7 +35,7 @@ describe('inference-proxy JSON bodies', () => {
         },
       ],
     });
-    expect(model.seen.length).toBe(before);
+    expect(echo.model.seen.length).toBe(before);
   });
 
   test('every JSON media type is checked: +json, parameters, upper case', async () => {
@@ -90,10 +76,10 @@ describe('inference-proxy JSON bodies', () => {
   });
 
   test('the check also applies on the framework entry (a percent escape in the path)', async () => {
-    const before = model.seen.length;
+    const before = echo.model.seen.length;
     const res = await post('{', 'application/json', '/inference/llama/v1/models/a%20b');
     expect(res.status).toBe(422);
-    expect(model.seen.length).toBe(before);
+    expect(echo.model.seen.length).toBe(before);
   });
 
   test('generated bad bodies are never a 5xx', async () => {

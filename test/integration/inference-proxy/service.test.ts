@@ -5,8 +5,7 @@
 import { connect } from 'node:net';
 import { StaticEndpointSource } from '../../../cluster/inference-proxy/src/store.js';
 import { signEnvelope } from '../../../contracts/envelope/envelope.js';
-import type { ModelServer, ProxyHarness } from './harness.js';
-import { echoHandler, endpointRecord, send, startModelServer, startProxy, testCa } from './harness.js';
+import { echoHandler, endpointRecord, send, startModelServer, startProxy, useEchoProxy } from './harness.js';
 import { KEY } from '../../support/cluster-fixtures.js';
 import { pythonSignedRequest } from '../../support/python-envelope-client.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -15,25 +14,13 @@ import { waitFor } from '../../support/wait-for.js';
 const python = (request: Record<string, unknown>) => pythonSignedRequest({ key: KEY, ...request });
 
 describe('inference-proxy service surface', () => {
-  let model: ModelServer;
-  let proxy: ProxyHarness;
-
-  beforeAll(async () => {
-    testCa();
-    model = await startModelServer(echoHandler);
-    proxy = await startProxy({ endpoints: new StaticEndpointSource([endpointRecord('llama', model.port)]) });
-  });
-
-  afterAll(async () => {
-    await proxy.close();
-    await model.close();
-  });
+  const echo = useEchoProxy();
 
   test('the probes answer without an envelope', async () => {
-    const live = await send(proxy.base, '/healthz', { signed: false });
+    const live = await send(echo.proxy.base, '/healthz', { signed: false });
     expect(live.status).toBe(200);
     expect(JSON.parse(live.text)).toEqual({ status: 'healthy', service: 'inference-proxy' });
-    const ready = await send(proxy.base, '/readyz', { signed: false });
+    const ready = await send(echo.proxy.base, '/readyz', { signed: false });
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text)).toEqual({ status: 'ready', service: 'inference-proxy' });
   });
@@ -57,22 +44,22 @@ describe('inference-proxy service surface', () => {
     ['GET', '/inference/unknown/x'],
     ['GET', '/openapi.json'],
   ])('%s %s without an envelope is 403 and never forwarded', async (method, target) => {
-    const before = model.seen.length;
-    const res = await send(proxy.base, target, { method, signed: false });
+    const before = echo.model.seen.length;
+    const res = await send(echo.proxy.base, target, { method, signed: false });
     expect(res.status).toBe(403);
     if (method !== 'HEAD') expect(JSON.parse(res.text)).toEqual({ detail: 'Forbidden' });
-    expect(model.seen.length).toBe(before);
+    expect(echo.model.seen.length).toBe(before);
   });
 
   test('a signature over a different query is 403', async () => {
     const headers = signEnvelope({ key: KEY, method: 'GET', target: '/inference/llama/generate?n=1' });
-    const res = await send(proxy.base, '/inference/llama/generate?n=2', { signed: false, headers });
+    const res = await send(echo.proxy.base, '/inference/llama/generate?n=2', { signed: false, headers });
     expect(res.status).toBe(403);
   });
 
   test('a POST signed and sent by the independent Python client is forwarded', async () => {
     const [res] = await python({
-      base: proxy.base,
+      base: echo.proxy.base,
       method: 'POST',
       target: '/inference/llama/v1/completions?stream=false',
       body: '{"prompt": "hello"}',
@@ -83,7 +70,7 @@ describe('inference-proxy service surface', () => {
   });
 
   test('GET / is a small authenticated descriptor', async () => {
-    const res = await send(proxy.base, '/');
+    const res = await send(echo.proxy.base, '/');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text)).toMatchObject({
       service: 'inference-proxy',
@@ -104,32 +91,32 @@ describe('inference-proxy service surface', () => {
       '?',
     ]) {
       const target = `/inference/llama/generate${query}`;
-      const res = await send(proxy.base, target);
+      const res = await send(echo.proxy.base, target);
       expect({ query, status: res.status }).toEqual({ query, status: 200 });
       expect(JSON.parse(res.text).url).toBe(`/generate${query}`);
     }
   });
 
   test('a body over 1 MiB is 413 and not forwarded', async () => {
-    const before = model.seen.length;
-    const res = await send(proxy.base, '/inference/llama/generate', {
+    const before = echo.model.seen.length;
+    const res = await send(echo.proxy.base, '/inference/llama/generate', {
       method: 'POST',
       body: Buffer.alloc(1024 * 1024 + 1, 'a'),
       headers: { 'content-type': 'application/octet-stream' },
     });
     expect(res.status).toBe(413);
-    expect(model.seen.length).toBe(before);
+    expect(echo.model.seen.length).toBe(before);
   });
 
   test('methods other than GET, POST and HEAD are not proxy operations', async () => {
     for (const method of ['PUT', 'DELETE', 'PATCH']) {
-      const res = await send(proxy.base, '/inference/llama/generate', { method, body: '{}' });
+      const res = await send(echo.proxy.base, '/inference/llama/generate', { method, body: '{}' });
       expect({ method, status: res.status }).toEqual({ method, status: 404 });
     }
   });
 
   test('the OpenAPI document carries the seed operations, ids and paths', async () => {
-    const res = await send(proxy.base, '/openapi.json');
+    const res = await send(echo.proxy.base, '/openapi.json');
     expect(res.status).toBe(200);
     const doc = JSON.parse(res.text);
     expect(doc.openapi).toBe('3.1.0');
@@ -166,8 +153,8 @@ describe('inference-proxy service surface', () => {
   });
 
   test('/metrics counts forwarded requests by target and outcome', async () => {
-    await send(proxy.base, '/inference/llama/generate');
-    const res = await send(proxy.base, '/metrics', { signed: false });
+    await send(echo.proxy.base, '/inference/llama/generate');
+    const res = await send(echo.proxy.base, '/metrics', { signed: false });
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/inference_upstream_requests_total\{[^}]*target="primary"[^}]*outcome="2xx"/);
     expect(res.text).toContain('inference_upstream_headers_seconds_bucket');
@@ -175,13 +162,13 @@ describe('inference-proxy service surface', () => {
 
   test('both entries count requests under the framework route labels and answer with the request id', async () => {
     // Plain path: the hot path in front of Fastify; a percent escape: Fastify's route.
-    const plain = await send(proxy.base, '/inference/llama/v1/models/x', {
+    const plain = await send(echo.proxy.base, '/inference/llama/v1/models/x', {
       headers: { 'x-request-id': 'trace-1' },
     });
-    const escaped = await send(proxy.base, '/inference/llama/v1/models/a%20b', {
+    const escaped = await send(echo.proxy.base, '/inference/llama/v1/models/a%20b', {
       headers: { 'x-request-id': 'trace-2' },
     });
-    const missing = await send(proxy.base, '/inference/nothing/v1/models/x', {
+    const missing = await send(echo.proxy.base, '/inference/nothing/v1/models/x', {
       headers: { 'x-request-id': 'trace-3' },
     });
     expect([plain.status, escaped.status, missing.status]).toEqual([200, 200, 404]);
@@ -191,7 +178,7 @@ describe('inference-proxy service surface', () => {
       'trace-3',
     ]);
     expect(JSON.parse(missing.text)).toEqual({ detail: "Inference endpoint 'nothing' not found" });
-    const metrics = (await send(proxy.base, '/metrics', { signed: false })).text;
+    const metrics = (await send(echo.proxy.base, '/metrics', { signed: false })).text;
     const series = (status: string) =>
       new RegExp(
         `http_requests_total\\{[^}]*method="GET"[^}]*route="/inference/:endpoint_name/\\*"[^}]*status_code="${status}"`,
