@@ -121,75 +121,101 @@ export function createForwarder({ config, cache, upstream, instruments, random }
     const invalidBody = invalidJsonBody(request.headers['content-type'], request.body);
     if (invalidBody !== undefined) throw invalidBody;
 
-    const target = chooseTarget(endpoint, random);
-    const started = performance.now();
     return new Promise<void>((resolve, reject) => {
-      const call = upstream.send(upstreamRequest(request, endpointName, target, path), {
-        onResponse: (exchange) => {
-          counters.count(target.role, statusClass(exchange.statusCode));
-          counters.headersAfter(target.role, (performance.now() - started) / 1000);
-          const sink = relayUpstreamResponse(request, exchange, {
-            endpointName,
-            target,
-            streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-          });
-          resolve();
-          return sink;
-        },
-        onFailure: (error) => {
-          counters.count(target.role, error.failure);
-          const answer = () => upstreamFailed(request, error, endpointName, target, config.upstreamTimeoutMs);
-          if (NO_SUCH_TARGET.has(error.failure)) {
-            answerFromFreshRecord(request, cache, resolutions, endpointName, path)
-              .then(answer)
-              .then(resolve, reject);
-            return;
-          }
-          try {
-            answer();
-            resolve();
-          } catch (failure) {
-            // upstreamFailed throws the HttpError (502/504) the service's error handler renders.
-            reject(failure instanceof Error ? failure : new Error(String(failure)));
-          }
-        },
-      });
-      // A caller that hangs up (before or during the answer) takes the upstream request down with it.
       const { res } = request;
+      let call: { abort(): void } | undefined;
+      const send = (served: InferenceEndpoint, mayRetry: boolean): void => {
+        const target = chooseTarget(served, random);
+        const started = performance.now();
+        call = upstream.send(upstreamRequest(request, endpointName, target, path), {
+          onResponse: (exchange) => {
+            counters.count(target.role, statusClass(exchange.statusCode));
+            counters.headersAfter(target.role, (performance.now() - started) / 1000);
+            const sink = relayUpstreamResponse(request, exchange, {
+              endpointName,
+              target,
+              streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+            });
+            resolve();
+            return sink;
+          },
+          onFailure: (error) => {
+            counters.count(target.role, error.failure);
+            const answer = () =>
+              upstreamFailed(request, error, endpointName, target, config.upstreamTimeoutMs);
+            if (!NO_SUCH_TARGET.has(error.failure)) {
+              settle(answer, resolve, reject);
+              return;
+            }
+            freshEndpoint(request, cache, resolutions, endpointName, path).then((fresh) => {
+              // The record moved on (a promoted or removed canary, a new Service): nothing reached the
+              // model, so the request goes once to a target the current record names.
+              if (mayRetry && fresh !== undefined && !namesTarget(fresh, target) && !res.destroyed)
+                send(fresh, false);
+              else settle(answer, resolve, reject);
+            }, reject);
+          },
+        });
+      };
+      send(endpoint, true);
+      // A caller that hangs up (before or during the answer) takes the upstream request down with it.
       res.once('close', () => {
-        if (!res.writableFinished) call.abort();
+        if (!res.writableFinished) call?.abort();
       });
-      if (res.socket === null || res.socket.destroyed) call.abort();
+      if (res.socket === null || res.socket.destroyed) call?.abort();
     });
   };
 }
 
+/** Runs `answer` (which throws the HttpError 502/504 the service's error handler renders) and settles. */
+function settle(answer: () => void, resolve: () => void, reject: (error: Error) => void): void {
+  try {
+    answer();
+    resolve();
+  } catch (failure) {
+    reject(failure instanceof Error ? failure : new Error(String(failure)));
+  }
+}
+
 /**
  * Failures that mean the target is gone (its Service name no longer resolves, nothing listens): typical
- * right after an endpoint was deleted or stopped while its record is still cached. Nothing reached the
- * model, so the proxy may look again.
+ * right after an endpoint was deleted, stopped or promoted while its record is still cached. No byte
+ * reached the model (no connection was made), so the proxy may look again and send again.
  */
 const NO_SUCH_TARGET: ReadonlySet<UpstreamFailure> = new Set(['dns', 'refused']);
 
+/** Whether the record still sends requests to `target`'s address. */
+function namesTarget(endpoint: InferenceEndpoint, target: UpstreamTarget): boolean {
+  const same = (host: string | undefined, port: number | undefined) =>
+    host === target.host && port === target.port;
+  if (endpoint.proxyService !== undefined) return same(endpoint.proxyService, endpoint.port);
+  const canary = endpoint.canary;
+  return (
+    same(endpoint.service, endpoint.port) ||
+    (canary !== undefined && canary.weight > 0 && same(canary.service, canary.port))
+  );
+}
+
 /**
  * Re-reads the endpoint's record past the cache: if it is gone or no longer running here, the caller gets
- * the 404 the store now says (throws it); otherwise returns and the upstream failure is answered as is.
+ * the 404 the store now says (the promise rejects with it); otherwise it resolves to the current record, or
+ * to undefined when the store cannot be read (the upstream failure then stays the answer).
  */
-async function answerFromFreshRecord(
+async function freshEndpoint(
   request: ProxiedRequest,
   cache: EndpointCache,
   resolutions: Resolutions,
   endpointName: string,
   path: UpstreamTargetPath,
-): Promise<void> {
+): Promise<InferenceEndpoint | undefined> {
   cache.invalidate(endpointName);
   let fresh: unknown;
   try {
     fresh = await cache.get(endpointName);
   } catch {
-    return; // the store is unreachable: the upstream failure stays the answer
+    return undefined;
   }
-  servedEndpoint(request, fresh, resolutions, endpointName, path.decodedPath);
+  return servedEndpoint(request, fresh, resolutions, endpointName, path.decodedPath);
 }
 
 const endpointNotFound = (endpointName: string) => notFound(`Inference endpoint '${endpointName}' not found`);

@@ -41,6 +41,41 @@ describe('inference-proxy upstream failures', () => {
     expect(res.headers['x-gco-inference-target']).toBe('primary');
   });
 
+  test('a canary promoted away while its record is cached: the request goes once to the current primary', async () => {
+    const model = await startModelServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"text":"ok"}');
+    });
+    try {
+      const gone = await closedPort();
+      const path = '/inference/promoted/v1/completions';
+      const post = {
+        method: 'POST',
+        body: '{"prompt":"a"}',
+        headers: { 'content-type': 'application/json' },
+      };
+      endpoints.put(
+        endpointRecord('promoted', model.port, { canary: { service: '127.0.0.1', port: gone, weight: 100 } }),
+      );
+      // The canary refuses and the record still names it: the answer is the 502 (nothing is sent twice).
+      const refused = await send(proxy.base, path, post);
+      expect([refused.status, refused.headers['x-gco-inference-target']]).toEqual([502, 'canary']);
+      expect(model.seen).toHaveLength(0);
+
+      // Promoted: the store drops the canary while the proxy still caches the record that names it.
+      endpoints.put(endpointRecord('promoted', model.port));
+      const res = await send(proxy.base, path, post);
+      expect([res.status, res.headers['x-gco-inference-target'], res.text]).toEqual([
+        200,
+        'primary',
+        '{"text":"ok"}',
+      ]);
+      expect(model.seen.map((seen) => seen.body.toString())).toEqual(['{"prompt":"a"}']);
+    } finally {
+      await model.close();
+    }
+  });
+
   test('a model server that resets the connection after reading the request is 502', async () => {
     const model = await startModelServer((req) => {
       req.socket.destroy();
