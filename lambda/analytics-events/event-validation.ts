@@ -114,6 +114,9 @@ function timestampMs(value: unknown, receivedAt: number): number {
  * given up on past `limit`: the value may be nested far deeper than the stack allows.
  */
 export function nestingDepth(value: unknown, limit: number): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  // The common event_data, an object of scalars, is one level: found without the queue below.
+  if (Object.values(value).every((child) => typeof child !== 'object' || child === null)) return 1;
   let deepest = 0;
   const pending: [unknown, number][] = [[value, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {

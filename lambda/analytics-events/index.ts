@@ -32,6 +32,7 @@ import { ApplicationExistenceCache } from './application-cache.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 import { requestBody } from './request-body.js';
+import { withoutSdkLogFilter } from './sdk-log-filter.js';
 
 export const SERVICE_NAME = 'analytics-events';
 export const MAX_EVENTS = 500;
@@ -184,10 +185,16 @@ export function createHandlerFromEnv(
   options: EventsFromEnvOptions = {},
 ): EventsHandler {
   const config = readEventsConfig(env);
-  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics-events' }));
+  // Given clients too (tests, the bench): this is the production wiring, pointed elsewhere.
+  const dynamodb = withoutSdkLogFilter(
+    options.dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics-events' })),
+  );
+  const kinesis = withoutSdkLogFilter(
+    options.kinesis ?? new KinesisClient(awsClientConfig({ component: 'analytics-events' })),
+  );
   return createHandler({
     applications: new ApplicationStore(DynamoDBDocumentClient.from(dynamodb), config.applicationsTable),
-    kinesis: options.kinesis ?? new KinesisClient(awsClientConfig({ component: 'analytics-events' })),
+    kinesis,
     streamName: config.streamName,
     persistence: new DynamoDBPersistenceLayer({
       tableName: config.idempotencyTable,

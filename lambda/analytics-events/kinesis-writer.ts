@@ -112,6 +112,7 @@ export class KinesisWriter {
     let pending = [...records];
     const lastCode = new Map<number, FailureCode>();
     let calls = 0;
+    let attempts = 0;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) {
         const delay = backoffDelayMs(attempt, this.backoff, this.random);
@@ -119,6 +120,7 @@ export class KinesisWriter {
         await sleep(delay);
       }
       const chunks = chunkRecords(pending);
+      attempts++;
       calls += chunks.length;
       const results = (await Promise.all(chunks.map((c) => this.put(c, deadline)))).flat();
       pending = [];
@@ -136,7 +138,8 @@ export class KinesisWriter {
     for (const record of pending) {
       outcomes.set(record.index, { ok: false, code: lastCode.get(record.index) ?? 'InternalFailure' });
     }
-    if (pending.length > 0 || calls > chunkRecords(records).length) {
+    // Retried (a second attempt ran) or left records unwritten.
+    if (pending.length > 0 || attempts > 1) {
       this.logger.warn(
         {
           stream: this.streamName,
