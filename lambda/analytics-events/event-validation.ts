@@ -109,6 +109,16 @@ function timestampMs(value: unknown, receivedAt: number): number {
   return ms;
 }
 
+/** Whether an object or array holds another object or array (looked at without allocating). */
+function hasNestedValue(value: object): boolean {
+  const entries = value as Record<string, unknown>;
+  for (const key in entries) {
+    const child = entries[key];
+    if (typeof child === 'object' && child !== null) return true;
+  }
+  return false;
+}
+
 /**
  * Levels of objects and arrays in a parsed JSON value (a scalar is 0), counted without recursion and
  * given up on past `limit`: the value may be nested far deeper than the stack allows.
@@ -116,7 +126,7 @@ function timestampMs(value: unknown, receivedAt: number): number {
 export function nestingDepth(value: unknown, limit: number): number {
   if (typeof value !== 'object' || value === null) return 0;
   // The common event_data, an object of scalars, is one level: found without the queue below.
-  if (Object.values(value).every((child) => typeof child !== 'object' || child === null)) return 1;
+  if (!hasNestedValue(value)) return 1;
   let deepest = 0;
   const pending: [unknown, number][] = [[value, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
