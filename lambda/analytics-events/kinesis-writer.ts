@@ -71,6 +71,14 @@ export function chunkRecords(
   maxRecords = PUT_RECORDS_MAX_RECORDS,
   maxBytes = PUT_RECORDS_MAX_BYTES,
 ): StreamRecord[][] {
+  if (records.length === 0) return [];
+  // A whole batch in one call, the common case, without measuring each key's UTF-8: its length in UTF-16
+  // units times 3 (the most UTF-8 bytes one unit takes) bounds its bytes.
+  if (records.length <= maxRecords) {
+    let bound = 0;
+    for (const record of records) bound += record.data.byteLength + record.partitionKey.length * 3;
+    if (bound <= maxBytes) return [[...records]];
+  }
   const chunks: StreamRecord[][] = [];
   let current: StreamRecord[] = [];
   let bytes = 0;
