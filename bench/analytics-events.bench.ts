@@ -37,8 +37,8 @@ import type { BenchFigure, BenchRun } from './figures.js';
 const BATCH = 500;
 const RUNS = 3;
 const HANDLER_GOAL = 0.9;
-const PROJECT = 'bench';
-const STREAM = analyticsStreamName(PROJECT);
+export const PROJECT = 'bench';
+export const STREAM = analyticsStreamName(PROJECT);
 const CONTEXT = lambdaContext({ awsRequestId: 'bench', getRemainingTimeInMillis: () => 28_000 });
 
 function percentile(sorted: number[], p: number): number {
@@ -55,7 +55,8 @@ function uuidv7(ms: number): string {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
 }
 
-function batchBody(seed: number): string {
+/** A new 500-event batch body (every event valid); also what bench/_analytics-events-profile.ts sends. */
+export function batchBody(seed: number): string {
   const now = Date.now();
   return JSON.stringify({
     Events: Array.from({ length: BATCH }, (_, i) => ({
@@ -95,7 +96,7 @@ function summary(samples: number[]): Summary {
 }
 
 /** dynalite + kinesalite with the analytics tables and the stream, and clients for them. */
-interface Stores {
+export interface Stores {
   /** The stores' own process, when they have one (its CPU time is read from /proc). */
   readonly pid?: number;
   dynamodb(): DynamoDBClient;
@@ -121,7 +122,7 @@ async function inProcessStores(): Promise<Stores> {
  * Both stores in a child process (_analytics-stores-child.ts), as in production, where DynamoDB and Kinesis
  * do not run on the Lambda's CPU. The handler and the bare calls talk to the same child the same way.
  */
-async function childProcessStores(): Promise<Stores> {
+export async function childProcessStores(): Promise<Stores> {
   const script = fileURLToPath(new URL('./_analytics-stores-child.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, BENCH_PROJECT: PROJECT, BENCH_STREAM: STREAM },
