@@ -50,17 +50,5 @@ describe('helpers', () => {
       chunkRecords([rec(0, 600), rec(1, 398), rec(2, 1)], 500, 1_000).map((c) => c.map((r) => r.index)),
     ).toEqual([[0, 1], [2]]);
     expect(chunkRecords([], 500, 1_000)).toEqual([]);
-    // Partition keys count in UTF-8 bytes: 'é' is 2 of them ('p' is 1).
-    const keyed = (index: number, key: string, bytes: number) => ({
-      index,
-      partitionKey: key,
-      data: new Uint8Array(bytes),
-    });
-    const ids = (chunks: { index: number }[][]) => chunks.map((c) => c.map((r) => r.index));
-    expect(ids(chunkRecords([keyed(0, 'éé', 496), keyed(1, 'p', 499)], 500, 1_000))).toEqual([[0, 1]]);
-    expect(ids(chunkRecords([keyed(0, 'éé', 497), keyed(1, 'p', 499)], 500, 1_000))).toEqual([[0], [1]]);
-    expect(ids(chunkRecords([keyed(0, 'p', 999)], 500, 1_000))).toEqual([[0]]);
-    // One record over the limit on its own still goes alone (PutRecords refuses it, per record).
-    expect(ids(chunkRecords([keyed(0, 'p', 2_000), keyed(1, 'p', 1)], 500, 1_000))).toEqual([[0], [1]]);
   });
 });
