@@ -185,7 +185,8 @@ export function createHandlerFromEnv(
   options: EventsFromEnvOptions = {},
 ): EventsHandler {
   const config = readEventsConfig(env);
-  // Given clients too (tests, the bench): this is the production wiring, pointed elsewhere.
+  // Given clients too (tests, the bench): this is the production wiring, pointed elsewhere. A client shared
+  // with other handlers loses only the SDK's per-call log filtering for a logger none of them configures.
   const dynamodb = withoutSdkLogFilter(
     options.dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics-events' })),
   );
