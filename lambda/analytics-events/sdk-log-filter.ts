@@ -4,7 +4,8 @@
  * so the middleware's `logger?.info?.({ input: filter(input), output: filter(output) })` still walks the
  * whole input and output through the operation schema to mask sensitive members
  * (@aws-sdk/core `loggerMiddleware`, @smithy/core `schemaLogFilter`), and throws the copy away. For a
- * 500-record PutRecords that walk is ~0.5 ms of CPU per batch, and the two idempotency writes add more.
+ * 500-record PutRecords and its answer the walk alone samples at 0.2–0.3 ms (plus the garbage of the
+ * copies), and the two idempotency writes add more.
  * The handler configures no SDK logger (it logs its own summary line, lambda/shared/logger.ts), so the
  * middleware can only ever produce nothing.
  *
