@@ -339,6 +339,14 @@ export class QueueWorker {
     let more = false;
     // The first apply that threw (a table error while marking): the pass fails once the others ended.
     let failure: { error: unknown } | undefined;
+    // One wait for "no apply in flight" shared by every arrivalBeforeIdle of this dispatch (a fresh one
+    // once it resolved), so waits that ended by an arrival leave no listener behind on the semaphore.
+    let idleNow: Promise<false> | undefined;
+    const whenIdle = () =>
+      (idleNow ??= slots.idle().then(() => {
+        idleNow = undefined;
+        return false as const;
+      }));
     try {
       while (outcomes.length < limits.maxClaims) {
         // The loop's pass ends on time or on stop(); POST /queue/poll (no `until`) always runs its window.
@@ -371,7 +379,7 @@ export class QueueWorker {
         // continuous loop still takes a submission for its region that comes before the applies in
         // flight ended, in another window beside them, rather than in a new pass after all of them.
         if (window.claimed < want && !window.contended) {
-          if (limits.until === undefined || !(await this.arrivalBeforeIdle(slots))) break;
+          if (limits.until === undefined || !(await this.arrivalBeforeIdle(whenIdle))) break;
         }
       }
     } finally {
@@ -389,13 +397,13 @@ export class QueueWorker {
 
   /**
    * True when queued() was called for this region since the latest window began its read, or is called
-   * before every apply in `slots` ended; false once they all ended without it.
+   * before every apply in flight ended (`whenIdle`); false once they all ended without it.
    */
-  private async arrivalBeforeIdle(slots: Semaphore): Promise<boolean> {
+  private async arrivalBeforeIdle(whenIdle: () => Promise<false>): Promise<boolean> {
     if (this.arrived) return true;
     const arrival = new Promise<boolean>((resolve) => (this.onArrival = () => resolve(true)));
     try {
-      return await Promise.race([arrival, slots.idle().then(() => false)]);
+      return await Promise.race([arrival, whenIdle()]);
     } finally {
       this.onArrival = undefined;
     }
