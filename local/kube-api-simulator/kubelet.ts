@@ -183,7 +183,7 @@ export class Kubelet {
    * Moves every unschedulable pod back to be scheduled once, as kube-scheduler moves its unschedulable
    * pods to the active queue on a cluster event that may make them fit (a pod deleted or finished, a node
    * changed). Events before the pass runs share it, so N pods finishing together cost one pass, not N.
-   * https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/#scheduling-queue
+   * https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/internal/queue/scheduling_queue.go (MoveAllToActiveOrBackoffQueue)
    */
   private retryUnscheduled(): void {
     if (this.retryQueued) return;

@@ -69,7 +69,7 @@ function requestsOf(pod: KubeObject): ResourceAmounts {
 /**
  * Requests of the live (bound, not terminal) pods summed per node: what kube-scheduler's cache keeps per
  * node (NodeInfo.Requested) so that scheduling one pod costs O(nodes), not O(pods).
- * https://github.com/kubernetes/kubernetes/blob/v1.31.0/pkg/scheduler/framework/types.go (NodeInfo)
+ * https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/framework/types.go (NodeInfo)
  */
 export function requestedByNode(pods: readonly KubeObject[]): Map<string, ResourceAmounts> {
   const used = new Map<string, ResourceAmounts>();

@@ -195,7 +195,7 @@ test.each([
 
 // Unschedulable pods go back to the scheduler when resources are freed (kube-scheduler moves them to its
 // active queue on such cluster events:
-// https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/#scheduling-queue), and
+// https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/internal/queue/scheduling_queue.go (MoveAllToActiveOrBackoffQueue)), and
 // the node's requested resources never exceed its allocatable while they do.
 test('pods that did not fit are scheduled as others finish, never more than the node holds', async () => {
   const { core } = await clusterWith([seeded(CPU_NODE)]);
