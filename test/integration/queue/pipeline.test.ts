@@ -62,7 +62,7 @@ const statuses = async (jobs: readonly QueuedJob[]) =>
   Promise.all(jobs.map(async (job) => (await h.store.getJob(job.job_id))?.status));
 
 test('claims run one window ahead of the applies, never more', async () => {
-  const jobs = [];
+  const jobs: QueuedJob[] = [];
   for (let i = 0; i < 7; i++) jobs.push(await enqueue(`ahead-${i}`));
   const applies = openedAtTheEnd();
   const dispatcher = hookedDispatcher(h.realDispatcher(), { before: applies.wait });
