@@ -15,7 +15,8 @@ import type { SimContext } from './context.js';
 import { SIM_ANNOTATIONS } from './context.js';
 import type { PodRuntime } from './pod-runtime.js';
 import type { Change } from './store.js';
-import { schedule } from './scheduler.js';
+import type { ResourceAmounts } from './pod-resources.js';
+import { requestedByNode, schedule } from './scheduler.js';
 import type { KubeObject, JsonRecord } from './types.js';
 import { annotationsOf, arr, clone, deepEqual, nowIso, rec, str, uidOf } from './types.js';
 
@@ -96,6 +97,13 @@ export class Kubelet {
   private ipCounter = 0;
   /** True while the kubelet writes a pod, to tell its own writes from put()/API writes. */
   private writing = false;
+  /**
+   * Requests per node of the live pods (scheduler.ts requestedByNode), reused until a pod or node
+   * changes: a pass over many unschedulable pods then sums the pods once, not once per pod.
+   */
+  private requested: Map<string, ResourceAmounts> | undefined;
+  /** A retry of the unschedulable pods is queued (events that free resources share one pass). */
+  private retryQueued = false;
 
   constructor(
     private readonly ctx: SimContext,
@@ -125,6 +133,7 @@ export class Kubelet {
 
   private onChange(change: Change): void {
     const { group, plural } = change.resource;
+    if (group === '' && (plural === 'pods' || plural === 'nodes')) this.requested = undefined;
     if (group === '' && plural === 'pods') {
       const pod = change.object;
       const uid = uidOf(pod);
@@ -170,10 +179,19 @@ export class Kubelet {
     return pod && uidOf(pod) === uid ? pod : undefined;
   }
 
+  /**
+   * Moves every unschedulable pod back to be scheduled once, as kube-scheduler moves its unschedulable
+   * pods to the active queue on a cluster event that may make them fit (a pod deleted or finished, a node
+   * changed). Events before the pass runs share it, so N pods finishing together cost one pass, not N.
+   * https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/internal/queue/scheduling_queue.go (MoveAllToActiveOrBackoffQueue)
+   */
   private retryUnscheduled(): void {
-    for (const [uid, p] of this.unscheduled) {
-      this.ctx.timers.after(0, () => this.bind(p.namespace, p.name, uid), uid);
-    }
+    if (this.retryQueued) return;
+    this.retryQueued = true;
+    this.ctx.timers.after(0, () => {
+      this.retryQueued = false;
+      for (const [uid, p] of [...this.unscheduled]) this.bind(p.namespace, p.name, uid);
+    });
   }
 
   /** Scheduling: pick a node (or honor spec.nodeName), then hand the pod to the "node". */
@@ -184,7 +202,8 @@ export class Kubelet {
     let nodeName = str(spec.nodeName);
     if (!nodeName) {
       const nodes = this.ctx.store.scan(this.ctx.registry.core('nodes'));
-      const result = schedule(pod, nodes, this.ctx.store.scan(this.podType));
+      this.requested ??= requestedByNode(this.ctx.store.scan(this.podType));
+      const result = schedule(pod, nodes, this.requested);
       if ('reason' in result) {
         this.markUnschedulable(pod, result.reason);
         return;

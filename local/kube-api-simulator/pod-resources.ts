@@ -49,9 +49,3 @@ export function isTerminal(pod: KubeObject): boolean {
   const phase = rec(pod.status).phase;
   return phase === 'Succeeded' || phase === 'Failed';
 }
-
-export function addAmounts(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
-  return out;
-}

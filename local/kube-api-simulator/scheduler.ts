@@ -2,7 +2,7 @@
 // affinity, NoSchedule taints and free allocatable (cpu, memory, pods, extended resources such as
 // nvidia.com/gpu); prefers nodes without extended resources the pod does not ask for (keeps GPU nodes free).
 
-import { addAmounts, isTerminal, podRequests } from './pod-resources.js';
+import { isTerminal, podRequests } from './pod-resources.js';
 import type { ResourceAmounts } from './pod-resources.js';
 import { parseQuantity } from './quantity.js';
 import { matchesLabelSelectorObject } from './selectors.js';
@@ -66,24 +66,38 @@ function requestsOf(pod: KubeObject): ResourceAmounts {
   return amounts;
 }
 
-export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[]): ScheduleResult {
+/**
+ * Requests of the live (bound, not terminal) pods summed per node: what kube-scheduler's cache keeps per
+ * node (NodeInfo.Requested) so that scheduling one pod costs O(nodes), not O(pods).
+ * https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/framework/types.go (NodeInfo)
+ */
+export function requestedByNode(pods: readonly KubeObject[]): Map<string, ResourceAmounts> {
+  const used = new Map<string, ResourceAmounts>();
+  for (const p of pods) {
+    const nodeName = str(rec(p.spec).nodeName);
+    if (nodeName === undefined || isTerminal(p)) continue;
+    let sum = used.get(nodeName);
+    if (!sum) {
+      sum = {};
+      used.set(nodeName, sum);
+    }
+    for (const [k, v] of Object.entries(requestsOf(p))) sum[k] = (sum[k] ?? 0) + v;
+    sum.pods = (sum.pods ?? 0) + 1;
+  }
+  return used;
+}
+
+/** Picks a node for `pod`; `requested` is requestedByNode() of the pods as they are now. */
+export function schedule(
+  pod: KubeObject,
+  nodes: KubeObject[],
+  requested: ReadonlyMap<string, ResourceAmounts>,
+): ScheduleResult {
   const want: ResourceAmounts = { ...podRequests(pod), pods: 1 };
   const selector = strMap(rec(pod.spec).nodeSelector);
   const reasons = new Map<string, number>();
   const fail = (r: string): void => {
     reasons.set(r, (reasons.get(r) ?? 0) + 1);
-  };
-  // Requests of the live pods per node, summed in one pass over the pods (only once a node needs it).
-  let used: Map<string, ResourceAmounts> | undefined;
-  const usedOn = (): Map<string, ResourceAmounts> => {
-    if (used) return used;
-    used = new Map();
-    for (const p of pods) {
-      const nodeName = str(rec(p.spec).nodeName);
-      if (nodeName === undefined || isTerminal(p)) continue;
-      used.set(nodeName, addAmounts(used.get(nodeName) ?? {}, { ...requestsOf(p), pods: 1 }));
-    }
-    return used;
   };
   const fits: KubeObject[] = [];
   for (const node of nodes) {
@@ -108,7 +122,7 @@ export function schedule(pod: KubeObject, nodes: KubeObject[], pods: KubeObject[
       continue;
     }
     const alloc = allocatable(node);
-    const used = usedOn().get(node.metadata.name) ?? {};
+    const used = requested.get(node.metadata.name) ?? {};
     const short = Object.entries(want).filter(([k, v]) => {
       if (v <= 0) return false;
       const cap = alloc[k];

@@ -192,3 +192,35 @@ test.each([
 ])('IsExtendedResourceName(%s) = %s', (name, expected) => {
   expect(isExtendedResourceName(name)).toBe(expected);
 });
+
+// Unschedulable pods go back to the scheduler when resources are freed (kube-scheduler moves them to its
+// active queue on such cluster events:
+// https://github.com/kubernetes/kubernetes/blob/v1.30.0/pkg/scheduler/internal/queue/scheduling_queue.go (MoveAllToActiveOrBackoffQueue)), and
+// the node's requested resources never exceed its allocatable while they do.
+test('pods that did not fit are scheduled as others finish, never more than the node holds', async () => {
+  const { core } = await clusterWith([seeded(CPU_NODE)]);
+  const names = Array.from({ length: 7 }, (_, i) => `wave-${i}`);
+  for (const name of names) {
+    const body = pod(name, { cpu: '3' });
+    body.metadata = { ...body.metadata, annotations: { 'sim.gco.dev/running-ms': '150' } };
+    await core.createNamespacedPod({ namespace: NS, body });
+  }
+  let mostBound = 0;
+  const pods = await waitUntil(
+    () => core.listNamespacedPod({ namespace: NS }),
+    (list) => {
+      const bound = list.items.filter(
+        (p) =>
+          p.spec?.nodeName !== undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+      );
+      mostBound = Math.max(mostBound, bound.length);
+      return list.items.every((p) => p.status?.phase === 'Succeeded');
+    },
+    'every pod Succeeded',
+  );
+  expect(pods.items.map((p) => p.metadata?.name).sort()).toEqual(names);
+  // 8 allocatable cpu hold two pods of 3 cpu at a time.
+  expect(mostBound).toBeGreaterThan(0);
+  expect(mostBound).toBeLessThanOrEqual(2);
+  expect(pods.items.every((p) => p.spec?.nodeName === CPU_NODE)).toBe(true);
+});

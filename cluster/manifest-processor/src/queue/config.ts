@@ -38,7 +38,8 @@ export const QUEUE_DEFAULTS = {
   pollIntervalMs: 5_000,
   leaseMs: 60_000,
   maxAttempts: 3,
-  batchSize: 5,
+  /** One window fills every apply slot (= dispatchConcurrency) with one index read (docs/queue.md). */
+  batchSize: 16,
   dispatchConcurrency: 16,
   spotRecheckMs: 60_000,
   spotCacheMs: 60_000,

@@ -11,8 +11,10 @@
  * Claims happen in windows: one read of dispatch-index from its head, then conditional claims of the
  * first ungated candidates in that order. Applies run concurrently (at most dispatchConcurrency), so
  * Jobs of one window may reach Kubernetes in any order; windows themselves follow each other in order.
- * The continuous loop drains: it opens windows back to back while they find work, and pauses only
- * when the queue is empty or everything left is gated.
+ * The continuous loop drains: it opens windows back to back while they find work (each as soon as every
+ * job claimed before has an apply slot, so claims run one window ahead of the applies), takes jobs
+ * submitted while its applies run in further windows beside them, and pauses only when the queue is
+ * empty or everything left is gated.
  */
 import { Semaphore } from '../../../../contracts/runtime/semaphore.js';
 import { backoffDelayMs, type BackoffPolicy } from '../../../../contracts/runtime/backoff.js';
@@ -135,6 +137,10 @@ export class QueueWorker {
   private stopping = false;
   /** performance.now() of the continuous loop's latest reap and sync. */
   private housekeptAt = -Infinity;
+  /** queued() was called since the latest claim window began reading dispatch-index. */
+  private arrived = false;
+  /** Set while a drain waits for its applies: queued() ends the wait (arrivalBeforeIdle). */
+  private onArrival: (() => void) | undefined;
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -178,7 +184,10 @@ export class QueueWorker {
    * says work arrived, e.g. jobs queued through another region's processor).
    */
   queued(region: string): void {
-    if (region === this.region) this.loop.wake();
+    if (region !== this.region) return;
+    this.arrived = true;
+    this.onArrival?.();
+    this.loop.wake();
   }
 
   /** Stops the loop after its current window and cancels lease renewals still scheduled. */
@@ -330,6 +339,14 @@ export class QueueWorker {
     let more = false;
     // The first apply that threw (a table error while marking): the pass fails once the others ended.
     let failure: { error: unknown } | undefined;
+    // One wait for "no apply in flight" shared by every arrivalBeforeIdle of this dispatch (a fresh one
+    // once it resolved), so waits that ended by an arrival leave no listener behind on the semaphore.
+    let idleNow: Promise<false> | undefined;
+    const whenIdle = () =>
+      (idleNow ??= slots.idle().then(() => {
+        idleNow = undefined;
+        return false as const;
+      }));
     try {
       while (outcomes.length < limits.maxClaims) {
         // The loop's pass ends on time or on stop(); POST /queue/poll (no `until`) always runs its window.
@@ -338,7 +355,11 @@ export class QueueWorker {
           break;
         }
         const want = Math.min(limits.window, limits.maxClaims - outcomes.length);
-        await slots.room(want);
+        // The next window opens once every job claimed so far has an apply slot (room(0): nobody waits
+        // for one), so claims run at most one window ahead of the applies and a window's index read and
+        // claims overlap the applies of the one before it. Jobs waiting for a slot keep their lease renewed.
+        await slots.room(0);
+        this.arrived = false;
         const window = await this.claimWindow(want, mine, result, (job) => {
           const outcome: Outcome = { dispatched: [], retrying: [], failed: [], lost: [] };
           const lease = this.renewLease(job);
@@ -354,8 +375,12 @@ export class QueueWorker {
               ),
           );
         });
-        // A window that did not fill read the whole claimable queue: nothing is left for now.
-        if (window.claimed < want && !window.contended) break;
+        // A window that did not fill read the whole claimable queue: nothing is left for now. The
+        // continuous loop still takes a submission for its region that comes before the applies in
+        // flight ended, in another window beside them, rather than in a new pass after all of them.
+        if (window.claimed < want && !window.contended) {
+          if (limits.until === undefined || !(await this.arrivalBeforeIdle(whenIdle))) break;
+        }
       }
     } finally {
       await slots.idle();
@@ -368,6 +393,20 @@ export class QueueWorker {
     }
     if (failure) throw failure.error;
     return more;
+  }
+
+  /**
+   * True when queued() was called for this region since the latest window began its read, or is called
+   * before every apply in flight ended (`whenIdle`); false once they all ended without it.
+   */
+  private async arrivalBeforeIdle(whenIdle: () => Promise<false>): Promise<boolean> {
+    if (this.arrived) return true;
+    const arrival = new Promise<boolean>((resolve) => (this.onArrival = () => resolve(true)));
+    try {
+      return await Promise.race([arrival, whenIdle()]);
+    } finally {
+      this.onArrival = undefined;
+    }
   }
 
   /**
