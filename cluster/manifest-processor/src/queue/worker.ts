@@ -16,6 +16,7 @@
  * submitted while its applies run in further windows beside them, and pauses only when the queue is
  * empty or everything left is gated.
  */
+import { IndexSettleWake } from './index-settle.js';
 import { Semaphore } from '../../../../contracts/runtime/semaphore.js';
 import { backoffDelayMs, type BackoffPolicy } from '../../../../contracts/runtime/backoff.js';
 import type { Log } from '../../../../contracts/runtime/logging.js';
@@ -141,6 +142,8 @@ export class QueueWorker {
   private arrived = false;
   /** Set while a drain waits for its applies: queued() ends the wait (arrivalBeforeIdle). */
   private onArrival: (() => void) | undefined;
+  /** The later look at dispatch-index a submission also gets (index-settle.ts: GSI reads may lag). */
+  private readonly indexSettle = new IndexSettleWake(() => this.loop.wake());
 
   constructor(opts: QueueWorkerOptions) {
     this.opts = opts;
@@ -181,18 +184,21 @@ export class QueueWorker {
   /**
    * A job was queued for `region`: when that is this worker's region and the continuous loop runs, its
    * next pass starts now instead of after the poll interval (the interval stays the pace when nothing
-   * says work arrived, e.g. jobs queued through another region's processor).
+   * says work arrived, e.g. jobs queued through another region's processor), and one more pass follows
+   * once DynamoDB has normally put the job in dispatch-index (index-settle.ts).
    */
   queued(region: string): void {
     if (region !== this.region) return;
     this.arrived = true;
     this.onArrival?.();
     this.loop.wake();
+    if (this.loop.running) this.indexSettle.arrived();
   }
 
   /** Stops the loop after its current window and cancels lease renewals still scheduled. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.indexSettle.cancel();
     await this.loop.stop();
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
