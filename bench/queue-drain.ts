@@ -21,6 +21,7 @@
  * Each trial gets fresh servers; trials alternate which path runs first; medians of `BENCH_QUEUE_TRIALS`
  * (default 3) are reported. `BENCH_QUEUE_JOBS` sets the in-process N (default 500).
  */
+import { withoutSdkLogFilter } from '../contracts/runtime/sdk-log-filter.js';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -256,7 +257,8 @@ async function withQueueService<T>(storesAt: StoresAt, body: (call: SignedCall) 
         QUEUE_WORKER_ID: 'bench-worker',
         CENTRAL_QUEUE_WORKER_ENABLED: 'true',
       }),
-      dynamodb: dynamo.client(),
+      // As manifest-processor's app.ts wires its client (contracts/runtime/sdk-log-filter.ts).
+      dynamodb: withoutSdkLogFilter(dynamo.client()),
       kubeConfig: kube,
       policy: new ValidationPolicy(loadPolicyConfig(POLICY_ENV)),
       spotPrices: noSpot,

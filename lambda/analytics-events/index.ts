@@ -32,7 +32,7 @@ import { ApplicationExistenceCache } from './application-cache.js';
 import { BatchIngestor } from './ingest.js';
 import { KinesisWriter } from './kinesis-writer.js';
 import { requestBody } from './request-body.js';
-import { withoutSdkLogFilter } from './sdk-log-filter.js';
+import { withoutSdkLogFilter } from '../../contracts/runtime/sdk-log-filter.js';
 
 export const SERVICE_NAME = 'analytics-events';
 export const MAX_EVENTS = 500;

@@ -4,6 +4,7 @@
  * lifecycle (docs/inference-endpoints.md) and this region's cost-monitor (docs/manifest-processor.md). Each feature is a Fastify plugin under its own prefix.
  */
 import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
+import { withoutSdkLogFilter } from '../../../contracts/runtime/sdk-log-filter.js';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -163,17 +164,19 @@ export async function createManifestProcessorFromEnv(
   const envelope = envelopeVerifierFromEnv(env, overrides.keys);
   const kubeConfig = overrides.kubeConfig ?? kubeConfigFromEnv(env);
   const logger = overrides.logger ? { logger: overrides.logger } : {};
-  const dynamodb =
+  // Every submission, claim and status read is a DynamoDB call: no per-call log filter (sdk-log-filter.ts).
+  const dynamodb = withoutSdkLogFilter(
     overrides.dynamodb ??
-    new DynamoDBClient(
-      // Bounded like inference-proxy's: a slow table must fail the request, not pile requests up.
-      awsClientConfig({
-        component: 'manifest-processor',
-        region: globalRegion,
-        connectionTimeoutMs: 2_000,
-        requestTimeoutMs: 5_000,
-      }),
-    );
+      new DynamoDBClient(
+        // Bounded like inference-proxy's: a slow table must fail the request, not pile requests up.
+        awsClientConfig({
+          component: 'manifest-processor',
+          region: globalRegion,
+          connectionTimeoutMs: 2_000,
+          requestTimeoutMs: 5_000,
+        }),
+      ),
+  );
   const centralTables = createCentralTableFeatures({
     queue,
     templates,

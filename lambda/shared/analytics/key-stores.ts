@@ -3,6 +3,7 @@
  * contract is contracts/env/key-stores.ts.
  */
 import { awsClientConfig } from '../../../contracts/runtime/aws-clients.js';
+import { withoutSdkLogFilter } from '../../../contracts/runtime/sdk-log-filter.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readKeyStoresConfig } from '../../../contracts/env/key-stores.js';
@@ -18,7 +19,7 @@ export interface KeyStores {
 export function keyStoresFromEnv(env: NodeJS.ProcessEnv, dynamodb?: DynamoDBClient): KeyStores {
   const config = readKeyStoresConfig(env);
   const doc = DynamoDBDocumentClient.from(
-    dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics' })),
+    withoutSdkLogFilter(dynamodb ?? new DynamoDBClient(awsClientConfig({ component: 'analytics' }))),
   );
   return {
     applications: new ApplicationStore(doc, config.applicationsTable),

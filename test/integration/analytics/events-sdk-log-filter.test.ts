@@ -1,6 +1,6 @@
 /**
  * The events handler's SDK clients run without the SDK's logger middleware
- * (lambda/analytics-events/sdk-log-filter.ts): that middleware filters every call's whole input and output
+ * (contracts/runtime/sdk-log-filter.ts): that middleware filters every call's whole input and output
  * for a logger, and by default the logger is a no-op. Proven against kinesalite and dynalite with a
  * recording SDK logger: an untouched client does log each call through it (so the middleware exists under
  * the name removed, and a rename in the SDK would fail here rather than silently keep the cost); the
@@ -16,7 +16,7 @@ import * as events from '../../../lambda/analytics-events/index.js';
 import {
   SDK_LOGGER_MIDDLEWARE,
   withoutSdkLogFilter,
-} from '../../../lambda/analytics-events/sdk-log-filter.js';
+} from '../../../contracts/runtime/sdk-log-filter.js';
 import { batchBody, validFixture } from './fixtures.js';
 import {
   capturingLogger,
