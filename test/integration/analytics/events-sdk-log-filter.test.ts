@@ -13,10 +13,7 @@ import { KinesisClient, ListShardsCommand } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { LOCAL_CREDENTIALS } from '../../../local/dynamodb.js';
 import * as events from '../../../lambda/analytics-events/index.js';
-import {
-  SDK_LOGGER_MIDDLEWARE,
-  withoutSdkLogFilter,
-} from '../../../contracts/runtime/sdk-log-filter.js';
+import { SDK_LOGGER_MIDDLEWARE, withoutSdkLogFilter } from '../../../contracts/runtime/sdk-log-filter.js';
 import { batchBody, validFixture } from './fixtures.js';
 import {
   capturingLogger,
