@@ -10,15 +10,8 @@
  */
 import { Session } from 'node:inspector/promises';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { ANALYTICS_TABLES } from '../contracts/analytics-resources.js';
-import { APPLICATION_ID_PARAM } from '../contracts/api-routes.js';
-import { tableName } from '../contracts/tables.js';
-import * as admin from '../lambda/analytics-admin/index.js';
-import * as events from '../lambda/analytics-events/index.js';
 import { validateEvent } from '../lambda/analytics-events/event-validation.js';
-import { silentServiceLogger } from '../cluster/shared/logger.js';
-import { lambdaContext } from '../test/support/lambda-context.js';
-import { batchBody, childProcessStores, PROJECT, STREAM } from './analytics-events.bench.js';
+import { batchBody, benchApplication, childProcessStores, STREAM } from './analytics-events.bench.js';
 
 interface ProfileNode {
   id: number;
@@ -33,7 +26,6 @@ interface Profile {
 
 const BATCH = 500;
 const ROUNDS = 3;
-const CONTEXT = lambdaContext({ awsRequestId: 'bench', getRemainingTimeInMillis: () => 28_000 });
 
 /** Where a sample goes: by the innermost frame outside Node's own modules (who caused the work). */
 const BUCKETS: [RegExp, string][] = [
@@ -138,44 +130,8 @@ function report(rounds: { handler: Profile; bare: Profile }[], batches: number):
 
 const batches = Number(process.argv[2] ?? 200);
 const stores = await childProcessStores();
-const dynamodb = () => stores.dynamodb();
-const kinesis = () => stores.kinesis();
-const env = {
-  ...Object.fromEntries(Object.values(ANALYTICS_TABLES).map((t) => [t.envVar, tableName(PROJECT, t)])),
-  EVENTS_STREAM_NAME: STREAM,
-};
-const created = await admin.createHandlerFromEnv(env, {
-  dynamodb: dynamodb(),
-  logger: silentServiceLogger(),
-})(
-  {
-    httpMethod: 'POST',
-    resource: '/applications',
-    path: '/applications',
-    pathParameters: null,
-    body: JSON.stringify({ Name: 'bench' }),
-    isBase64Encoded: false,
-  },
-  CONTEXT,
-);
-const app = (JSON.parse(created.body) as { ApplicationId: string }).ApplicationId;
-const handler = events.createHandlerFromEnv(env, {
-  dynamodb: dynamodb(),
-  kinesis: kinesis(),
-  logger: silentServiceLogger(),
-});
-const send = (body: string) =>
-  handler(
-    {
-      httpMethod: 'POST',
-      pathParameters: { [APPLICATION_ID_PARAM]: app },
-      body,
-      isBase64Encoded: false,
-      requestContext: { authorizer: { applicationId: app, apiKeyId: 'bench' } },
-    },
-    CONTEXT,
-  );
-const direct = kinesis();
+const { app, send } = await benchApplication(stores);
+const direct = stores.kinesis();
 const bareRecords = (seed: number) => {
   const receivedAt = Date.now();
   return (JSON.parse(batchBody(seed)) as { Events: unknown[] }).Events.map((e) => {

@@ -196,8 +196,16 @@ interface RunSummary {
   bareCpuSplit: CpuSplit;
 }
 
-/** RUNS runs of `batches` new batches, each replayed, interleaved with bare PutRecords of as many records. */
-async function measureAgainst(stores: Stores, batches: number, warmup: number): Promise<RunSummary[]> {
+/** The events handler's answer to one batch. */
+type EventsAnswer = Awaited<ReturnType<ReturnType<typeof events.createHandlerFromEnv>>>;
+
+/**
+ * An application created through the admin handler, and `send`: one batch body through the events
+ * handler for it, wired as deployed (createHandlerFromEnv) on the given stores.
+ */
+export async function benchApplication(
+  stores: Stores,
+): Promise<{ app: string; send: (body: string) => Promise<EventsAnswer> }> {
   const env = {
     ...Object.fromEntries(Object.values(ANALYTICS_TABLES).map((t) => [t.envVar, tableName(PROJECT, t)])),
     EVENTS_STREAM_NAME: STREAM,
@@ -223,7 +231,6 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
     kinesis: stores.kinesis(),
     logger: silentServiceLogger(),
   });
-  const direct = stores.kinesis();
   const send = (body: string) =>
     handler(
       {
@@ -235,6 +242,13 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
       },
       CONTEXT,
     );
+  return { app, send };
+}
+
+/** RUNS runs of `batches` new batches, each replayed, interleaved with bare PutRecords of as many records. */
+async function measureAgainst(stores: Stores, batches: number, warmup: number): Promise<RunSummary[]> {
+  const { app, send } = await benchApplication(stores);
+  const direct = stores.kinesis();
 
   // CPU of both processes (all threads): unlike wall time, hardly moved by other load on the machine.
   const cpuNow = (): CpuSplit => ({

@@ -10,12 +10,10 @@
  * ended. A more important job that was already waiting is never left for a window after the one that
  * took a less important job. Order is measured with a logical clock (a counter), never wall time.
  */
-import { randomUUID } from 'node:crypto';
 import { QueueStore, type QueuedJob } from '../../../cluster/manifest-processor/src/queue/index.js';
 import { dispatchOrder } from '../../../cluster/manifest-processor/src/queue/record.js';
 import type { Key, Transition } from '../../../cluster/manifest-processor/src/queue/store.js';
-import { enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';
-import { hookedDispatcher, jobManifest, REGION, startQueueHarness, type QueueHarness } from './harness.js';
+import { hookedDispatcher, queuedTestJob, startQueueHarness, type QueueHarness } from './harness.js';
 
 const JOBS = 500;
 const LATE = 20;
@@ -68,23 +66,8 @@ class RecordingStore extends QueueStore {
   }
 }
 
-function queuedJob(name: string, priority: number, createdAt: string): QueuedJob {
-  return enqueuedJob(
-    {
-      job_id: randomUUID(),
-      target_region: REGION,
-      namespace: 'svc-jobs',
-      priority,
-      labels: null,
-      manifest: jobManifest(name),
-      max_spot_price: null,
-      spot_instance_type: null,
-      idempotency_key: null,
-      request_hash: 'drain-test',
-    },
-    createdAt,
-  );
-}
+const queuedJob = (name: string, priority: number, createdAt: string): QueuedJob =>
+  queuedTestJob(name, { priority, createdAt, requestHash: 'drain-test' });
 
 describe('central job queue: two workers drain 500 jobs', () => {
   let h: QueueHarness;

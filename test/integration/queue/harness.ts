@@ -3,6 +3,7 @@
  * service (signed HTTP on 127.0.0.1), its worker on a clock the test can move, EC2 spot prices through
  * aws-sdk-client-mock, and extra workers for crash scenarios.
  */
+import { randomUUID } from 'node:crypto';
 import { DescribeSpotPriceHistoryCommand, EC2Client, type SpotPrice } from '@aws-sdk/client-ec2';
 import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
 import { loadPolicyConfig, ValidationPolicy } from '../../../cluster/manifest-processor/src/policy/index.js';
@@ -15,8 +16,10 @@ import {
   QUEUE_PREFIX,
   queueRoutes,
   type JobDispatcher,
+  type QueuedJob,
   type QueueWorkerOptions,
 } from '../../../cluster/manifest-processor/src/queue/index.js';
+import { enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';
 import type { Service } from '../../../cluster/shared/service.js';
 import { LOCAL_CREDENTIALS, startLocalDynamo, type LocalDynamo } from '../../../local/dynamodb.js';
 import {
@@ -79,6 +82,28 @@ export function jobManifest(name: string, overrides: JobManifestOptions = {}) {
     command: ['sh', '-c', 'echo hello from the queue'],
     ...overrides,
   });
+}
+
+/** A job for REGION with the shared manifest, as a submission without an idempotency key stores it. */
+export function queuedTestJob(
+  name: string,
+  opts: { priority?: number; createdAt?: string; requestHash?: string } = {},
+): QueuedJob {
+  return enqueuedJob(
+    {
+      job_id: randomUUID(),
+      target_region: REGION,
+      namespace: 'svc-jobs',
+      priority: opts.priority ?? 0,
+      labels: null,
+      manifest: jobManifest(name),
+      max_spot_price: null,
+      spot_instance_type: null,
+      idempotency_key: null,
+      request_hash: opts.requestHash ?? 'queue-test',
+    },
+    opts.createdAt ?? new Date().toISOString(),
+  );
 }
 
 export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {

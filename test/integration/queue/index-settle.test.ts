@@ -6,12 +6,10 @@
  * (cluster/manifest-processor/src/queue/index-settle.ts) can dispatch the job within the test.
  */
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
 import { type QueuedJob } from '../../../cluster/manifest-processor/src/queue/index.js';
 import { QueueStore, type Key } from '../../../cluster/manifest-processor/src/queue/store.js';
 import { INDEX_SETTLE_MS } from '../../../cluster/manifest-processor/src/queue/index-settle.js';
-import { enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';
-import { jobManifest, REGION, startQueueHarness, type QueueHarness } from './harness.js';
+import { queuedTestJob, REGION, startQueueHarness, type QueueHarness } from './harness.js';
 
 /** Shorter than INDEX_SETTLE_MS, as DynamoDB's propagation normally is. */
 const LAG_MS = 300;
@@ -46,22 +44,7 @@ afterEach(async () => {
   await h.close();
 });
 
-const newJob = (name: string): QueuedJob =>
-  enqueuedJob(
-    {
-      job_id: randomUUID(),
-      target_region: REGION,
-      namespace: 'svc-jobs',
-      priority: 0,
-      labels: null,
-      manifest: jobManifest(name),
-      max_spot_price: null,
-      spot_instance_type: null,
-      idempotency_key: null,
-      request_hash: 'index-settle-test',
-    },
-    new Date().toISOString(),
-  );
+const newJob = (name: string): QueuedJob => queuedTestJob(name, { requestHash: 'index-settle-test' });
 
 test('a job the woken pass missed in dispatch-index is dispatched once the index settled, not at the next poll', async () => {
   const store = new LaggingIndexStore(h.dynamo.client(), h.dynamo.env.JOB_QUEUE_TABLE ?? '');

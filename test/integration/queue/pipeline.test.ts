@@ -7,14 +7,12 @@
  * - a submission for the worker's region that arrives while the pass's applies are still running is
  *   claimed and applied beside them, not after the slowest of them ended.
  */
-import { randomUUID } from 'node:crypto';
 import { type JobDispatcher, type QueuedJob } from '../../../cluster/manifest-processor/src/queue/index.js';
-import { enqueuedJob } from '../../../cluster/manifest-processor/src/queue/submission.js';
 import { sleep } from '../../support/wait-for.js';
 import {
   gate,
   hookedDispatcher,
-  jobManifest,
+  queuedTestJob,
   REGION,
   startQueueHarness,
   type QueueHarness,
@@ -39,21 +37,10 @@ afterEach(async () => {
 
 let created = 0;
 async function enqueue(name: string): Promise<QueuedJob> {
-  const job = enqueuedJob(
-    {
-      job_id: randomUUID(),
-      target_region: REGION,
-      namespace: 'svc-jobs',
-      priority: 0,
-      labels: null,
-      manifest: jobManifest(name),
-      max_spot_price: null,
-      spot_instance_type: null,
-      idempotency_key: null,
-      request_hash: 'pipeline-test',
-    },
-    new Date(Date.UTC(2026, 0, 1, 0, 0, 0, created++)).toISOString(),
-  );
+  const job = queuedTestJob(name, {
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, created++)).toISOString(),
+    requestHash: 'pipeline-test',
+  });
   expect(await h.store.createJob(job)).toBe(true);
   return job;
 }
