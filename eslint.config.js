@@ -30,5 +30,21 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  {
+    // An App without `outdir` stages its assembly in a new os.tmpdir()/cdk.outXXXX nobody deletes (70 MB
+    // each with the kubectl layer); test/support/suite-temp-dir.ts has the one that is cleaned up.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "NewExpression[callee.name='App']:not(:has(Property[key.name='outdir'])), CallExpression[callee.name='buildApp']:not(:has(Property[key.name='outdir']))",
+          message:
+            'Give the App an outdir the suite removes: assemblyOutdir() from test/support/suite-temp-dir.ts.',
+        },
+      ],
+    },
+  },
   prettier,
 );

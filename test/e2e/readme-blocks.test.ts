@@ -10,24 +10,23 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { shellBlocks } from '../support/readme-blocks.js';
+import { suiteTempDir } from '../support/suite-temp-dir.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const blocks = shellBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
 
 /** A working copy: the repository's files linked in, its own `.local/` (what `npm start` writes). */
 function workingCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gco-readme-'));
+  const dir = suiteTempDir('gco-readme-');
   for (const entry of readdirSync(root)) {
     if (entry === '.local' || entry === '.git' || entry === 'cdk.out') continue;
     symlinkSync(join(root, entry), join(dir, entry));
@@ -83,7 +82,7 @@ let startOutput = '';
 
 beforeAll(async () => {
   dir = workingCopy();
-  const home = mkdtempSync(join(tmpdir(), 'gco-readme-home-'));
+  const home = suiteTempDir('gco-readme-home-');
   env = readerEnv(home, failingCurl(dir));
   // `npm start`, as the README's first block runs it.
   platform = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

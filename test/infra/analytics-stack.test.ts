@@ -30,6 +30,7 @@ import {
   nagErrors,
   stageMethodSettings,
 } from '../support/stack-templates.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 // ---- building ------------------------------------------------------------------------------------
 
@@ -46,6 +47,7 @@ interface Built {
 function analyticsApp(context: Record<string, unknown>): Built {
   const built = buildApp(context, {
     analyticsReporting: false,
+    outdir: assemblyOutdir(),
     context: { 'aws:cdk:bundling-stacks': ['gco-analytics'] },
   });
   const stack = built.analyticsStack;
@@ -57,7 +59,11 @@ function analyticsApp(context: Record<string, unknown>): Built {
 
 /** Variants: the stack alone in an app, as buildApp adds it, so a synth does not pay for the other stacks; no bundling. */
 function analyticsStackOnly(context: Record<string, unknown>, opts: { nag?: boolean } = {}): Built {
-  const app = new App({ analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    analyticsReporting: false,
+    outdir: assemblyOutdir(),
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
   const stack = addAnalyticsStack(app, loadConfig(context));
   if (opts.nag) addNagPacks(stack);
   const template = Template.fromStack(stack);

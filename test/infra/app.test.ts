@@ -22,6 +22,7 @@ import {
 } from '../support/stack-templates.js';
 import { globalFacts, regionalFacts } from './template-facts.js';
 import type { GlobalFacts, RegionalFacts } from './template-facts.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 // Version reporting embeds a library-version hash in every template; keep it out of the snapshots.
 function build(context: Record<string, unknown>, account: string | undefined): PlatformApp {
@@ -31,6 +32,7 @@ function build(context: Record<string, unknown>, account: string | undefined): P
     context,
     {
       analyticsReporting: false,
+      outdir: assemblyOutdir(),
       // As bin/app.ts: CDK's template validation findings (a resource type missing in a region) fail synth.
       context: { 'aws:cdk:bundling-stacks': [], [VALIDATE_AGAINST_DEFAULT_RULES]: true },
     },
@@ -506,7 +508,7 @@ test('lib/ holds no hard-coded partition', () => {
 
 describe('invalid config', () => {
   test('buildApp throws ConfigError', () => {
-    expect(() => buildApp({ regions: ['nope-1'] })).toThrow(ConfigError);
+    expect(() => buildApp({ regions: ['nope-1'] }, { outdir: assemblyOutdir() })).toThrow(ConfigError);
   });
 
   test('bin/app.ts prints the problems without a stack trace and exits non-zero', () => {

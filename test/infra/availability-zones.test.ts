@@ -22,13 +22,14 @@ import {
   TEST_ACCOUNT,
   US_EAST_1_WITH_AZ3,
 } from '../support/availability-zone-context.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 // `null`: no account, as `npm run synth` without credentials.
 function build(context: Record<string, unknown>, account: string | null = TEST_ACCOUNT): PlatformApp {
   return buildApp(
     context,
     // Bundling is proven elsewhere (test/infra/global-stack.test.ts); only the network matters here.
-    { analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } },
+    { analyticsReporting: false, outdir: assemblyOutdir(), context: { 'aws:cdk:bundling-stacks': [] } },
     account === null ? {} : { account },
   );
 }

@@ -3,6 +3,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../lib/app-builder.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 const ADMIN_POLICY = {
   PolicyArn: {
@@ -15,7 +16,11 @@ const ADMIN_POLICY = {
 };
 
 function regionalTemplate(context: Record<string, unknown>): Template {
-  const built = buildApp(context, { analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } });
+  const built = buildApp(context, {
+    analyticsReporting: false,
+    outdir: assemblyOutdir(),
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
   const stack = built.regionalStacks.get('us-east-1');
   if (!stack) throw new Error('no us-east-1 stack');
   return Template.fromStack(stack);

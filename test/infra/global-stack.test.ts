@@ -2,10 +2,9 @@
 // once, against the synthesized template; cdk-nag on every configuration.
 // The stack is built on its own (no regional stacks) with bundling skipped, except in the one test that
 // proves the functions bundle locally without Docker.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { addGlobalStack } from '../../lib/app-builder.js';
@@ -20,6 +19,7 @@ import {
   nagErrors,
   stageMethodSettings,
 } from '../support/stack-templates.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -28,12 +28,8 @@ interface Resource {
   DeletionPolicy?: string;
 }
 
-const outdirs: string[] = [];
-afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
 function synthGlobal(context: Json, options: { bundle?: boolean } = {}) {
-  const outdir = mkdtempSync(join(tmpdir(), 'gco-global-'));
-  outdirs.push(outdir);
+  const outdir = assemblyOutdir();
   const app = new App({
     analyticsReporting: false,
     outdir,
@@ -661,7 +657,11 @@ test('functions bundle with the local esbuild (no Docker): minified ESM with a s
 }, 120_000);
 
 test('InternalCertificate (for the regional stacks): ACM import, key-pair secret, CA replica by name; cdk-nag clean', () => {
-  const app = new App({ analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    analyticsReporting: false,
+    outdir: assemblyOutdir(),
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
   addNagPacks(app);
   const stack = new Stack(app, 'regional', { env: { region: 'eu-west-1' } });
   const cert = new InternalCertificate(stack, 'Tls', {

@@ -6,6 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../lib/app-builder.js';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 import { addNagPacks, cdkJsonContext, nagErrors } from '../support/stack-templates.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 interface Requirement {
   key: string;
@@ -31,7 +32,11 @@ interface NodePool {
 }
 
 function regional(context: Record<string, unknown>, nag = false) {
-  const built = buildApp(context, { analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } });
+  const built = buildApp(context, {
+    analyticsReporting: false,
+    outdir: assemblyOutdir(),
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
   if (nag) addNagPacks(built.app);
   const stack = built.regionalStacks.get('us-east-1');
   if (!stack) throw new Error('no us-east-1 stack');

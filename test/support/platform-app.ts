@@ -6,11 +6,12 @@ import { buildApp } from '../../lib/app-builder.js';
 import type { PlatformApp } from '../../lib/app-builder.js';
 import type { RegionalStack } from '../../lib/stacks/regional-stack.js';
 import { addNagPacks } from './stack-templates.js';
+import { assemblyOutdir } from './suite-temp-dir.js';
 
 export function buildForAssertions(context: Record<string, unknown>, { nag = true } = {}): PlatformApp {
   const built = buildApp(
     { 'aws:cdk:bundling-stacks': [], ...context },
-    { analyticsReporting: false, builtinCloudFormationValidation: false },
+    { analyticsReporting: false, builtinCloudFormationValidation: false, outdir: assemblyOutdir() },
   );
   if (nag) addNagPacks(built.app);
   return built;

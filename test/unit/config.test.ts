@@ -5,6 +5,7 @@ import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { ConfigError, DEFAULT_CONTEXT, configFromApp, loadConfig } from '../../lib/config.js';
 import { ALL_REGIONS, AWS_REGIONS, partitionOf } from '../../contracts/partition.js';
 import type { ConfigProblem } from '../../lib/config.js';
+import { assemblyOutdir } from '../support/suite-temp-dir.js';
 
 /** The problems loadConfig reports for a context (fails the test when it accepts it). */
 function problemsOf(context: Record<string, unknown>): readonly ConfigProblem[] {
@@ -495,6 +496,7 @@ describe('partitions', () => {
 describe('configFromApp', () => {
   test('reads every key from the app context', () => {
     const app = new App({
+      outdir: assemblyOutdir(),
       context: {
         project_name: 'demo',
         regions: '["eu-west-1"]',
@@ -509,7 +511,9 @@ describe('configFromApp', () => {
   });
 
   test('throws ConfigError for a bad app context', () => {
-    expect(() => configFromApp(new App({ context: { regions: '["nope-1"]' } }))).toThrow(ConfigError);
+    expect(() =>
+      configFromApp(new App({ outdir: assemblyOutdir(), context: { regions: '["nope-1"]' } })),
+    ).toThrow(ConfigError);
   });
 });
 

@@ -6,15 +6,15 @@
  * process; the platform's state read back through the edge.
  */
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { startLocalPlatform, type LocalPlatform } from '../../../local/platform.js';
 import { gco, jsonLines, tempFile } from '../../integration/cli/support/gco-process.js';
 import { edgeClient, poll, type EdgeClient } from '../support/edge.js';
 import { JOB_YAML, localEnv } from './support/local-platform.js';
+import { suiteTempDir } from '../../support/suite-temp-dir.js';
 
 jest.setTimeout(40_000);
 
@@ -282,7 +282,7 @@ describe('Ctrl-C during --wait', () => {
         '--wait',
       ],
       {
-        env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'gco-home-')), ...env },
+        env: { PATH: process.env.PATH ?? '', HOME: suiteTempDir('gco-home-'), ...env },
         stdio: 'pipe',
       },
     );
@@ -315,7 +315,7 @@ describe('completion', () => {
     await ranJob('cli-complete-b', 'b');
     const script = (await run(['completion', 'bash'])).stdout;
     // A `gco` on the PATH, as a user has it, running this checkout's executable.
-    const bin = mkdtempSync(join(tmpdir(), 'gco-bin-'));
+    const bin = suiteTempDir('gco-bin-');
     writeFileSync(
       join(bin, 'gco'),
       `#!/bin/sh\nexec "${process.execPath}" "${join(process.cwd(), 'cli', 'gco.mjs')}" "$@"\n`,

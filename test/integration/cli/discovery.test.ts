@@ -4,6 +4,7 @@
  * with credentials from the standard chain. The stand-in serves the outputs the synthesized stacks
  * really declare (read from the templates here), so the CLI's output names cannot drift from lib/stacks.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../../lib/app-builder.js';
@@ -19,6 +20,7 @@ import {
 } from '../../../local/aws-stand-ins/index.js';
 import { staticCredentialStore } from '../../../local/credentials.js';
 import { gco, jsonLines } from './support/gco-process.js';
+import { assemblyOutdir, suiteTempDir } from '../../support/suite-temp-dir.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIADISCOVERYTEST001', secretAccessKey: 'discovery-secret' };
 const URLS = {
@@ -44,7 +46,7 @@ function deployedOutputs(keys: string[], urls: Record<string, string>): Record<s
 beforeAll(async () => {
   const built = buildApp(
     { analytics_api: { enabled: true } },
-    { analyticsReporting: false, context: { 'aws:cdk:bundling-stacks': [] } },
+    { analyticsReporting: false, outdir: assemblyOutdir(), context: { 'aws:cdk:bundling-stacks': [] } },
   );
   const regional = built.regionalStacks.get('us-east-1');
   if (regional === undefined || built.analyticsStack === undefined) throw new Error('stacks missing');
@@ -155,7 +157,7 @@ describe('gco endpoints through DescribeStacks', () => {
   test('answers are cached briefly on disk: a second run needs no CloudFormation', async () => {
     const cacheEnv = {
       ...env,
-      GCO_CACHE_DIR: `${process.env.TMPDIR ?? '/tmp'}/gco-discovery-cache-${process.pid}`,
+      GCO_CACHE_DIR: join(suiteTempDir('gco-discovery-cache-'), 'cache'),
     };
     expect((await gco(['endpoints', '-o', 'json'], { env: cacheEnv })).code).toBe(0);
     const unreachable = { ...cacheEnv, AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://127.0.0.1:9' };

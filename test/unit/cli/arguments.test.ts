@@ -3,14 +3,14 @@
  * API and signing region), the usage errors (exit 2), and the help conventions. gco runs in-process
  * against a loopback API that records the requests (support/run-in-process.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { createProgram } from '../../../cli/program.js';
 import { VERSION } from '../../../cli/version.js';
 import { endpointsFileFor, runGco, startRecordingApi, type RecordingApi } from './support/run-in-process.js';
+import { suiteTempDir } from '../../support/suite-temp-dir.js';
 
 let api: RecordingApi;
 let endpoints: string;
@@ -19,7 +19,7 @@ let dir: string;
 beforeAll(async () => {
   api = await startRecordingApi();
   endpoints = endpointsFileFor(api);
-  dir = mkdtempSync(join(tmpdir(), 'gco-cli-args-'));
+  dir = suiteTempDir('gco-cli-args-');
   writeFileSync(
     join(dir, 'two-jobs.yaml'),
     'apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\n---\n# empty documents are skipped\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: b}\n',

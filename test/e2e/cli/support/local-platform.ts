@@ -2,14 +2,14 @@
  * The e2e suites' platform: started in-process (local/platform.ts, as the other e2e tests do) with its
  * endpoints file written where `npm start` writes it for users, so `gco --local` finds it the same way.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalPlatform } from '../../../../local/platform.js';
+import { suiteTempDir } from '../../../support/suite-temp-dir.js';
 
 /** Writes `<dir>/.local/endpoints.json` (mode 600) for the platform; returns the env that points gco at it. */
 export function localEnv(platform: LocalPlatform): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'gco-e2e-'));
+  const dir = suiteTempDir('gco-e2e-');
   const file = join(dir, 'endpoints.json');
   writeFileSync(file, JSON.stringify(platform.endpoints), { mode: 0o600 });
   return { GCO_LOCAL: '1', GCO_LOCAL_DIR: dir };

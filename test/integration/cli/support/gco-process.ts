@@ -4,9 +4,9 @@
  * HOME and discovery cache. `onStdout` sees output as it arrives (streaming tests).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { suiteTempDir } from '../../../support/suite-temp-dir.js';
 
 const GCO_BIN = join(process.cwd(), 'cli', 'gco.mjs');
 
@@ -25,7 +25,7 @@ export interface GcoOptions {
 
 /** A HOME, cache and AWS config of its own, so nothing of the machine's leaks into a test. */
 function isolatedEnv(): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), 'gco-home-'));
+  const home = suiteTempDir('gco-home-');
   return {
     PATH: process.env.PATH ?? '',
     HOME: home,
@@ -67,7 +67,7 @@ export function jsonLines(result: GcoResult): unknown[] {
 
 /** Writes a file into a fresh temporary folder; returns its path. */
 export function tempFile(name: string, content: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'gco-input-')), name);
+  const file = join(suiteTempDir('gco-input-'), name);
   writeFileSync(file, content);
   return file;
 }

@@ -3,7 +3,7 @@
  * request it receives (after verifying its SigV4 signature with the local verifier) and answers 200 `{}`.
  * The endpoints file points every API at it, so the tests see exactly what a command line puts on the wire.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { main } from '../../../../cli/main.js';
 import type { CliIo, OutputStream } from '../../../../cli/io.js';
 import { staticCredentialStore } from '../../../../local/credentials.js';
 import { verifySigV4 } from '../../../../local/sigv4-verifier.js';
+import { suiteTempDir } from '../../../support/suite-temp-dir.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIAUNITTESTCLI00001', secretAccessKey: 'unit-test-secret' };
 
@@ -73,7 +74,7 @@ export async function startRecordingApi(): Promise<RecordingApi> {
 
 /** An endpoints file (as `npm start` writes it) whose APIs are all the recording API. */
 export function endpointsFileFor(api: RecordingApi): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gco-cli-unit-'));
+  const dir = suiteTempDir('gco-cli-unit-');
   const file = join(dir, 'endpoints.json');
   writeFileSync(
     file,
