@@ -7,6 +7,9 @@
  * each interleaving handler, replay and bare calls; every figure is the median of the three runs' ratios
  * (issue 27's goal: the handler ≥ 0.9× bare PutRecords). `BENCH_BATCHES` sets B (default 20).
  *
+ * A floor row makes the same bare call exactly once with Powertools idempotency (the two DynamoDB writes
+ * every exactly-once handler needs) and nothing else: the best the goal row could reach.
+ *
  * The goal row runs dynalite and kinesalite in a child process (_analytics-stores-child.ts), for the
  * handler and the bare calls alike: in production DynamoDB and Kinesis do their work off the Lambda's CPU,
  * and the handler may use the time it waits for them. A second row keeps them in this process, as before.
@@ -19,8 +22,11 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { withoutSdkLogFilter } from '../contracts/runtime/sdk-log-filter.js';
 import { ANALYTICS_TABLES, analyticsStreamName } from '../contracts/analytics-resources.js';
 import { APPLICATION_ID_PARAM } from '../contracts/api-routes.js';
 import { LOCAL_CREDENTIALS, startLocalDynamo } from '../local/dynamodb.js';
@@ -187,6 +193,8 @@ const medianSplit = (splits: readonly CpuSplit[]): CpuSplit => ({
 interface RunSummary {
   handler: Summary;
   bare: Summary;
+  /** The exactly-once floor: the bare PutRecords inside Powertools' idempotency, and nothing else. */
+  floor: Summary;
   replay: Summary;
   /** Median CPU time per batch, this process and the stores' process together (ms). */
   handlerCpuMs: number;
@@ -249,6 +257,7 @@ export async function benchApplication(
 async function measureAgainst(stores: Stores, batches: number, warmup: number): Promise<RunSummary[]> {
   const { app, send } = await benchApplication(stores);
   const direct = stores.kinesis();
+  const exactlyOnce = exactlyOncePutRecords(stores, direct);
 
   // CPU of both processes (all threads): unlike wall time, hardly moved by other load on the machine.
   const cpuNow = (): CpuSplit => ({
@@ -265,6 +274,7 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
     const handlerMs: number[] = [];
     const directMs: number[] = [];
     const replayMs: number[] = [];
+    const floorMs: number[] = [];
     // Interleaved, so drift on a shared machine affects both sides alike.
     for (let i = 0; i < warmup + batches; i++) {
       const seed = run * 10_000 + i;
@@ -295,10 +305,15 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
       const d = Number(process.hrtime.bigint() - t) / 1e6;
       const dCpu = since(cpu);
       if (put.FailedRecordCount !== 0) throw new Error('direct PutRecords failed');
+
+      t = process.hrtime.bigint();
+      await exactlyOnce({ batch: `${run}-${i}` }, records);
+      const f = Number(process.hrtime.bigint() - t) / 1e6;
       if (i >= warmup) {
         handlerMs.push(h);
         replayMs.push(r);
         directMs.push(d);
+        floorMs.push(f);
         handlerCpu.push(hCpu);
         bareCpu.push(dCpu);
       }
@@ -306,6 +321,7 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
     return {
       handler: summary(handlerMs),
       bare: summary(directMs),
+      floor: summary(floorMs),
       replay: summary(replayMs),
       handlerCpuMs: median(handlerCpu.map((c) => c.caller + c.stores)),
       bareCpuMs: median(bareCpu.map((c) => c.caller + c.stores)),
@@ -319,10 +335,38 @@ async function measureAgainst(stores: Stores, batches: number, warmup: number): 
   return runs;
 }
 
+/**
+ * The least any exactly-once handler can cost here: the same bare PutRecords call made idempotent with
+ * Powertools as the handler is (its in-progress record put before, its answer after; docs/analytics-api.md,
+ * "Per batch round, two DynamoDB writes, and why not one", says why both are needed), with no parsing,
+ * validation, record building or application check. Its DynamoDB client has no SDK log filter, as the
+ * handler's.
+ */
+function exactlyOncePutRecords(
+  stores: Stores,
+  kinesis: KinesisClient,
+): (key: { batch: string }, records: PutRecordsCommandInput['Records']) => Promise<string> {
+  const config = new IdempotencyConfig({ expiresAfterSeconds: 3600, hashFunction: 'sha256' });
+  config.registerLambdaContext(CONTEXT);
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: tableName(PROJECT, ANALYTICS_TABLES.idempotency),
+    awsSdkV3Client: withoutSdkLogFilter(stores.dynamodb()),
+  });
+  return makeIdempotent(
+    async (_key: { batch: string }, records: PutRecordsCommandInput['Records']): Promise<string> => {
+      const put = await kinesis.send(new PutRecordsCommand({ StreamName: STREAM, Records: records }));
+      if (put.FailedRecordCount !== 0) throw new Error('floor PutRecords failed');
+      return 'ok';
+    },
+    { persistenceStore, config, keyPrefix: 'bench-floor' },
+  );
+}
+
 /** The median run's figures (by the handler ratio), and the ratios of every run. */
 function medianRun(runs: readonly RunSummary[]) {
   const handlerRatios = runs.map((r) => r.handler.eps / r.bare.eps);
   const replayRatios = runs.map((r) => r.replay.eps / r.handler.eps);
+  const floorRatios = runs.map((r) => r.floor.eps / r.bare.eps);
   const handlerRatio = median(handlerRatios);
   // The run whose handler ratio is the median one supplies the absolute figures shown.
   const shown = runs[handlerRatios.indexOf(handlerRatio)] ?? runs[0];
@@ -337,6 +381,8 @@ function medianRun(runs: readonly RunSummary[]) {
     handlerRatio,
     replayRatios,
     replayRatio: median(replayRatios),
+    floorRatios,
+    floorRatio: median(floorRatios),
     cpuRatios,
     cpuRatio,
     cpuShown,
@@ -379,6 +425,15 @@ export const run: BenchRun = async () => {
       goal: `≥ ${HANDLER_GOAL}× bare PutRecords`,
       met: apart.handlerRatio >= HANDLER_GOAL,
       note: `${noteFor(apart.handlerRatios, CHILD)}${calls}`,
+    },
+    {
+      name: `exactly-once floor: bare PutRecords of ${BATCH} records inside Powertools idempotency, no handler work`,
+      measured: apart.shown.floor.text,
+      anchor: `bare PutRecords of the same records: ${apart.shown.bare.text}`,
+      ratio: apart.floorRatio,
+      note:
+        `${noteFor(apart.floorRatios, CHILD)}; the same call plus the two idempotency writes every exactly-once ` +
+        `handler needs (in progress before, answer after), nothing else: the best the goal row could reach`,
     },
     {
       name: `analytics events handler, replayed ${BATCH}-event batch (idempotency record)`,

@@ -7,6 +7,8 @@
  * continuous worker running at the deployment defaults (docs/queue.md); then every job's status read
  * through GET /api/v1/queue/jobs/{id} until none is queued or claimed. Anchor: the same N Jobs created
  * directly on the simulator with client-node (BatchV1Api) at the same concurrency. For N = 200 and 500.
+ * Beside each goal row, its floor: the user's own submissions and one status read each with the worker
+ * off, which no queue worker, however fast, can take away.
  *
  * In-process (second row, kept from before): N jobs already in the table go to `dispatched` through
  * the worker, timed inside the process, against the faster of creating them directly 1 or
@@ -247,15 +249,22 @@ async function direct(concurrency: number, n = JOBS): Promise<number> {
   });
 }
 
-/** manifest-processor's queue routes and continuous worker (deployment defaults) on fresh stores. */
-async function withQueueService<T>(storesAt: StoresAt, body: (call: SignedCall) => Promise<T>): Promise<T> {
+/**
+ * manifest-processor's queue routes and continuous worker (deployment defaults) on fresh stores; with
+ * `worker: false`, the routes alone (CENTRAL_QUEUE_WORKER_ENABLED off: nothing is dispatched).
+ */
+async function withQueueService<T>(
+  storesAt: StoresAt,
+  body: (call: SignedCall) => Promise<T>,
+  { worker = true } = {},
+): Promise<T> {
   return withServers(async ({ kube, dynamo }) => {
     const queue = createQueue({
       config: loadQueueConfig({
         ...dynamo.env,
         QUEUE_REGION: REGION,
         QUEUE_WORKER_ID: 'bench-worker',
-        CENTRAL_QUEUE_WORKER_ENABLED: 'true',
+        CENTRAL_QUEUE_WORKER_ENABLED: String(worker),
       }),
       // As manifest-processor's app.ts wires its client (contracts/runtime/sdk-log-filter.ts).
       dynamodb: withoutSdkLogFilter(dynamo.client()),
@@ -272,13 +281,51 @@ async function withQueueService<T>(storesAt: StoresAt, body: (call: SignedCall) 
         await app.register(queueRoutes, { ...queue.routeDeps, prefix: QUEUE_PREFIX });
       },
     });
-    queue.start();
+    if (worker) queue.start();
     try {
       return await body(signedCaller(base));
     } finally {
       await service.app.close();
     }
   }, storesAt);
+}
+
+/** `n` jobs submitted through POST /api/v1/queue/jobs, USER_CONCURRENCY at a time; their ids. */
+async function submitJobs(call: SignedCall, n: number): Promise<string[]> {
+  const manifests = Array.from({ length: n }, (_, i) => jobManifest(`bench-${i}`, BENCH_JOB));
+  return inParallel(manifests, USER_CONCURRENCY, async (manifest, i) => {
+    const reply = await call('POST', `${QUEUE_PREFIX}/jobs`, {
+      manifest,
+      target_region: REGION,
+      namespace: 'svc-jobs',
+      priority: i % 3 === 0 ? 50 : 0,
+    });
+    if (reply.status !== 200) throw new Error(`submission answered ${reply.status}: ${reply.text}`);
+    return String(reply.body.job_id);
+  });
+}
+
+/**
+ * The floor of the user-facing figure: seconds for the user's own requests alone — `n` submissions and
+ * one status read each — with the worker off, so nothing is claimed or created. Whatever the worker does,
+ * the user-facing path costs at least this (stores in a child process, as in the goal row).
+ */
+async function userRequestsOnly(n: number): Promise<number> {
+  return withQueueService(
+    'child',
+    async (call) => {
+      const started = performance.now();
+      const ids = await submitJobs(call, n);
+      await inParallel(ids, USER_CONCURRENCY, async (id) => {
+        const reply = await call('GET', `${QUEUE_PREFIX}/jobs/${id}`);
+        if (reply.status !== 200 || reply.body.status !== 'queued') {
+          throw new Error(`status read answered ${reply.status}: ${reply.text}`);
+        }
+      });
+      return (performance.now() - started) / 1000;
+    },
+    { worker: false },
+  );
 }
 
 /**
@@ -288,18 +335,8 @@ async function withQueueService<T>(storesAt: StoresAt, body: (call: SignedCall) 
  */
 async function viaApi(n: number, storesAt: StoresAt): Promise<number> {
   return withQueueService(storesAt, async (call) => {
-    const manifests = Array.from({ length: n }, (_, i) => jobManifest(`bench-${i}`, BENCH_JOB));
     const started = performance.now();
-    const ids = await inParallel(manifests, USER_CONCURRENCY, async (manifest, i) => {
-      const reply = await call('POST', `${QUEUE_PREFIX}/jobs`, {
-        manifest,
-        target_region: REGION,
-        namespace: 'svc-jobs',
-        priority: i % 3 === 0 ? 50 : 0,
-      });
-      if (reply.status !== 200) throw new Error(`submission answered ${reply.status}: ${reply.text}`);
-      return String(reply.body.job_id);
-    });
+    const ids = await submitJobs(call, n);
     let waiting = ids;
     let progressAt = performance.now();
     while (waiting.length > 0) {
@@ -371,15 +408,25 @@ const STORES_NOTE: Record<StoresAt, string> = {
 async function userFigures(n: number, storesAt: readonly StoresAt[]): Promise<BenchFigure[]> {
   const queued = new Map<StoresAt, number[]>(storesAt.map((at) => [at, []]));
   const directly: number[] = [];
+  const requestsOnly: number[] = [];
   const paths = [
     ...storesAt.map((at) => async () => void queued.get(at)!.push(await viaApi(n, at))),
     async () => void directly.push(await direct(USER_CONCURRENCY, n)),
+    async () => void requestsOnly.push(await userRequestsOnly(n)),
   ];
   for (let trial = 0; trial < TRIALS; trial++) {
     for (let i = 0; i < paths.length; i++) await paths[(trial + i) % paths.length]!();
   }
   const d = median(directly);
-  return storesAt.map((at, i) => {
+  const floor = median(requestsOnly);
+  const floorFigure: BenchFigure = {
+    name: `queue floor: the user's own ${n} submissions and one status read each, worker off`,
+    measured: `${floor.toFixed(2)} s`,
+    anchor: `the same ${n} Jobs created directly on the simulator (BatchV1Api, ${USER_CONCURRENCY} at a time): ${d.toFixed(2)} s`,
+    ratio: floor / d,
+    note: `${STORES_NOTE.child}; median of ${TRIALS}; s: ${fmt(requestsOnly)}; signed HTTP, ${USER_CONCURRENCY} requests in flight; nothing claimed or created: the least the row above could take`,
+  };
+  const rows = storesAt.map((at, i): BenchFigure => {
     const times = queued.get(at)!;
     const q = median(times);
     return {
@@ -391,6 +438,7 @@ async function userFigures(n: number, storesAt: readonly StoresAt[]): Promise<Be
       note: `${STORES_NOTE[at]}; median of ${TRIALS}; via API s: ${fmt(times)}; direct s: ${fmt(directly)}; signed HTTP, ${USER_CONCURRENCY} requests in flight, status read every ${USER_POLL_MS} ms; worker at the deployment defaults; failed worker passes so far: ${workerFailures.length}`,
     };
   });
+  return [rows[0]!, floorFigure, ...rows.slice(1)];
 }
 
 export const run: BenchRun = async () => {
